@@ -1,0 +1,112 @@
+"""The face every game module shares (the decider pattern).
+
+A game module (``domain/<game>.py`` or a package) exposes, as module-level
+names:
+
+``GAME_ID``          short id used by the API (``"dalmuti"``).
+``TITLE``            human title.
+``RULES_VERSION``    string; bumped whenever a rule change would fold old logs
+                     differently.
+``MIN_PLAYERS``, ``MAX_PLAYERS``
+``OPTIONS``          a JSON Schema (``type: object``) describing the game's
+                     options, every property with a ``default`` and a
+                     ``description``.
+
+``initial_state(players, options) -> state``
+    The state before any event of the game itself.  ``players`` is the list of
+    player names, ``options`` the validated options with defaults filled in.
+``decide(state, command) -> list[event]``
+    ``command`` is a dict: ``{"type": ..., "seat": int | None, "seed": int,
+    ...move fields}``.  ``seat`` is ``None`` for system commands (``start``).
+    ``seed`` is fresh randomness from the caller; it is only ever used to
+    shuffle, and the shuffled result is written into the events.  Raises
+    :class:`RuleViolation` when the command breaks a rule.
+``evolve(state, event) -> state``
+    Pure: never mutates ``state``; shares unchanged parts (copy only what
+    changes).  ``event`` is ``{"type", "data", "private"}`` (``private`` maps
+    ``str(seat)`` to that seat's secret part and may be absent).
+``to_act(state) -> list[int]``
+    The seats that may act now (several at once for simultaneous decisions).
+``legal_moves(state, seat) -> list[dict]``
+    Each move dict can be posted back as it is.
+``view(state, viewer) -> dict``
+    ``viewer`` is a seat number, ``"spectator"`` or ``"reviewer"`` (sees all).
+``timeout_move(state, seat) -> dict``
+    The move made for a seat that did not act in time (one of its legal
+    moves).
+``outcome(state) -> dict | None``
+    ``None`` while the game runs; else ``{"scores": [per seat], "ranking":
+    [seats, best first], "winners": [seats], ...}``.
+
+States and events are plain JSON values (dicts with string keys, lists, str,
+int, bool, None) so that a state survives a JSON round trip unchanged.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+SPECTATOR = "spectator"
+REVIEWER = "reviewer"
+
+
+class RuleViolation(Exception):
+    """A command that the rules do not allow.
+
+    ``rule`` is a short stable identifier (``"not-your-turn"``,
+    ``"must-beat-rank"`` ...), ``detail`` a sentence for a person, and
+    ``kind`` either ``"illegal"`` (the move itself is wrong), ``"turn"`` (the
+    seat may not act now) or ``"invalid"`` (the move is malformed).
+    """
+
+    def __init__(self, rule: str, detail: str, kind: str = "illegal"):
+        super().__init__(detail)
+        self.rule = rule
+        self.detail = detail
+        self.kind = kind
+
+
+def event(type_: str, data: dict | None = None, private: dict | None = None) -> dict:
+    """Build a domain event. ``private`` maps seat numbers to secret parts."""
+    ev: dict[str, Any] = {"type": type_, "data": data or {}}
+    if private:
+        ev["private"] = {str(k): v for k, v in private.items()}
+    return ev
+
+
+def shuffled(items: list, seed: int) -> list:
+    """A copy of ``items`` shuffled by a generator seeded with ``seed`` only."""
+    out = list(items)
+    random.Random(seed).shuffle(out)
+    return out
+
+
+def rng(seed: int) -> random.Random:
+    """A private generator for one command (never the global one)."""
+    return random.Random(seed)
+
+
+def require_seat(command: dict) -> int:
+    seat = command.get("seat")
+    if not isinstance(seat, int) or isinstance(seat, bool):
+        raise RuleViolation("seat-required", "this command must be made by a seat", "turn")
+    return seat
+
+
+def int_list(value: Any, field: str, *, min_len: int = 0, max_len: int = 200) -> list[int]:
+    """Validate a list of integers coming from a client."""
+    if not isinstance(value, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in value):
+        raise RuleViolation("invalid-field", f"'{field}' must be a list of integers", "invalid")
+    if not (min_len <= len(value) <= max_len):
+        raise RuleViolation(
+            "invalid-field", f"'{field}' must hold between {min_len} and {max_len} items", "invalid"
+        )
+    return value
+
+
+def int_field(command: dict, field: str) -> int:
+    value = command.get(field)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RuleViolation("invalid-field", f"'{field}' must be an integer", "invalid")
+    return value

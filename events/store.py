@@ -1,0 +1,160 @@
+"""The event store: one Redis stream per game, appended by one Lua script.
+
+Every key of a game carries the hash tag ``{<game id>}`` so that all of them
+live in one hash slot and the scripts run unchanged on Redis Cluster.
+
+Keys of game ``g``:
+
+``naipes:{g}:events``   the stream; entry id ``<version>-0``, one field ``e``
+                        holding the envelope's JSON
+``naipes:{g}:head``     hash: ``version`` and ``hash`` of the last event
+``naipes:{g}:snap``     the folded state at ``head`` (JSON, written by the
+                        application in the same script as the append)
+``naipes:{g}:idem:<k>`` the first response to a request with that
+                        ``Idempotency-Key`` (expires after a day)
+``naipes:{g}:auth``     hash: SHA-256 of a seat token -> seat
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import redis
+
+from .envelope import GENESIS, dumps, loads
+
+IDEMPOTENCY_TTL = 24 * 3600
+
+# KEYS: stream, head, snapshot, idempotency (or the head key again when absent)
+# ARGV: expected version, number of events n, new head hash, snapshot ('' = keep),
+#       idempotency response ('' = none), idempotency ttl, event 1 .. event n
+_APPEND = """
+local has_idem = ARGV[5] ~= ''
+if has_idem then
+  local prior = redis.call('GET', KEYS[4])
+  if prior then return {2, prior} end
+end
+local current = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
+local expected = tonumber(ARGV[1])
+if current ~= expected then return {0, current} end
+local n = tonumber(ARGV[2])
+for i = 1, n do
+  redis.call('XADD', KEYS[1], (expected + i) .. '-0', 'e', ARGV[6 + i])
+end
+redis.call('HSET', KEYS[2], 'version', expected + n, 'hash', ARGV[3])
+if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[4]) end
+if has_idem then redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6])) end
+return {1, expected + n}
+"""
+
+
+class VersionConflict(Exception):
+    def __init__(self, expected: int, current: int):
+        super().__init__(f"expected version {expected}, the game is at version {current}")
+        self.expected = expected
+        self.current = current
+
+
+@dataclass
+class AppendResult:
+    version: int
+    replayed: bytes | None = None  # the stored first response of an idempotent retry
+
+
+def key(game_id: str, part: str) -> str:
+    return f"naipes:{{{game_id}}}:{part}"
+
+
+class EventStore:
+    def __init__(self, client: redis.Redis):
+        self.redis = client
+        self._append = client.register_script(_APPEND)
+
+    # -- writing -------------------------------------------------------
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        envelopes: list[dict],
+        *,
+        snapshot: bytes | None = None,
+        idempotency_key: str | None = None,
+        response: bytes | None = None,
+    ) -> AppendResult:
+        """Append ``envelopes`` if the game is at ``expected_version``.
+
+        All checks happen before the first write, inside one script: the
+        append is all or nothing.  Raises :class:`VersionConflict`.
+        """
+        if not envelopes:
+            raise ValueError("nothing to append")
+        for i, env in enumerate(envelopes, start=1):
+            if env["version"] != expected_version + i:
+                raise ValueError("envelope versions must follow the expected version")
+        idem_key = key(game_id, f"idem:{idempotency_key}") if idempotency_key else key(game_id, "head")
+        keys = [key(game_id, "events"), key(game_id, "head"), key(game_id, "snap"), idem_key]
+        args: list[Any] = [
+            expected_version,
+            len(envelopes),
+            envelopes[-1]["hash"],
+            snapshot or b"",
+            (response or b"{}") if idempotency_key else b"",
+            IDEMPOTENCY_TTL,
+        ]
+        args.extend(dumps(env) for env in envelopes)
+        status, value = self._append(keys=keys, args=args)
+        if status == 1:
+            return AppendResult(int(value))
+        if status == 2:
+            return AppendResult(-1, replayed=value)
+        raise VersionConflict(expected_version, int(value))
+
+    def remember_response(self, game_id: str, idempotency_key: str) -> bytes | None:
+        return self.redis.get(key(game_id, f"idem:{idempotency_key}"))
+
+    # -- reading -------------------------------------------------------
+    def head(self, game_id: str) -> tuple[int, str]:
+        version, h = self.redis.hmget(key(game_id, "head"), "version", "hash")
+        if version is None:
+            return 0, GENESIS
+        return int(version), h.decode()
+
+    def exists(self, game_id: str) -> bool:
+        return bool(self.redis.exists(key(game_id, "head")))
+
+    def read(self, game_id: str, after: int = 0, until: int | None = None, count: int | None = None) -> list[dict]:
+        """Envelopes with ``after < version <= until``, oldest first."""
+        end = f"{until}-0" if until is not None else "+"
+        rows = self.redis.xrange(key(game_id, "events"), f"{after + 1}-0", end, count=count)
+        return [loads(fields[b"e"]) for _id, fields in rows]
+
+    def iter_all(self, game_id: str, batch: int = 2000) -> Iterator[dict]:
+        after = 0
+        while True:
+            chunk = self.read(game_id, after, count=batch)
+            yield from chunk
+            if len(chunk) < batch:
+                return
+            after = chunk[-1]["version"]
+
+    def wait(self, game_id: str, after: int, timeout_ms: int) -> bool:
+        """Block up to ``timeout_ms`` until an event newer than ``after`` exists."""
+        res = self.redis.xread({key(game_id, "events"): f"{after}-0"}, count=1, block=max(1, timeout_ms))
+        return bool(res)
+
+    def snapshot(self, game_id: str) -> bytes | None:
+        return self.redis.get(key(game_id, "snap"))
+
+    # -- seat tokens ----------------------------------------------------
+    def set_tokens(self, game_id: str, mapping: dict[str, int]) -> None:
+        if mapping:
+            self.redis.hset(key(game_id, "auth"), mapping={h: str(s) for h, s in mapping.items()})
+
+    def tokens(self, game_id: str) -> dict[str, int]:
+        return {h.decode(): int(s) for h, s in self.redis.hgetall(key(game_id, "auth")).items()}
+
+    def game_keys(self, game_id: str) -> list[str]:
+        """Every key of one game (for memory accounting and export)."""
+        found = [k.decode() for k in self.redis.scan_iter(match=f"naipes:{{{game_id}}}:*", count=1000)]
+        return sorted(found)

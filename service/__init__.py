@@ -1,0 +1,1 @@
+"""The application and its HTTP layer."""

@@ -1,0 +1,469 @@
+"""The application: load, fold, decide, append, schedule.
+
+Routes and workers call this module; it knows no HTTP and no game by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+import time as _time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import jsonschema
+import redis
+from cachetools import LRUCache
+
+from domain import registry
+from domain import table as tables
+from domain.base import REVIEWER, SPECTATOR, RuleViolation
+from events.envelope import GENESIS, dumps, loads, now_iso, seal_batch, verify_chain, for_viewer
+from events.store import EventStore, VersionConflict
+
+MAX_RETRIES = 8
+INDEX = "naipes:games"            # sorted set: game id by creation time (ms)
+INDEX_INFO = "naipes:games:info"  # hash: game id -> JSON summary
+
+
+class ProblemError(Exception):
+    """An error a client can act on; the HTTP layer turns it into problem+json."""
+
+    def __init__(self, status: int, title: str, detail: str, kind: str, **extra: Any):
+        super().__init__(detail)
+        self.status = status
+        self.title = title
+        self.detail = detail
+        self.kind = kind
+        self.extra = extra
+
+
+def not_found(game_id: str) -> ProblemError:
+    return ProblemError(404, "Game not found", f"there is no game '{game_id}'", "game-not-found")
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who is asking: a seat of one game, a spectator or an integrator (reviewer)."""
+
+    kind: str  # "seat" | "spectator" | "integrator"
+    seat: int | None = None
+    key_id: str | None = None
+
+    @property
+    def domain_viewer(self) -> int | str:
+        if self.kind == "seat":
+            return self.seat  # type: ignore[return-value]
+        return REVIEWER if self.kind == "integrator" else SPECTATOR
+
+    @property
+    def sees_all(self) -> bool:
+        return self.kind == "integrator"
+
+
+SPECTATOR_VIEWER = Viewer("spectator")
+
+
+class Naipes:
+    def __init__(self, client: redis.Redis, *, api_keys: list[str] | None = None,
+                 scheduler: Callable[[dict, dict], None] | None = None, cache_size: int = 4096):
+        self.redis = client
+        self.store = EventStore(client)
+        self._api_keys = {token_hash(k): k[:6] for k in (api_keys or []) if k}
+        self._cache: LRUCache = LRUCache(maxsize=cache_size)
+        self._auth: LRUCache = LRUCache(maxsize=cache_size)
+        self._lock = threading.Lock()
+        # called after every successful append with (old table, new table)
+        self.scheduler = scheduler
+
+    # ------------------------------------------------------------ identity
+    def integrator(self, key: str | None) -> Viewer | None:
+        if not key:
+            return None
+        h = token_hash(key)
+        for known in self._api_keys:
+            if hmac.compare_digest(known, h):
+                return Viewer("integrator", key_id=self._api_keys[known])
+        return None
+
+    def seat_for_token(self, game_id: str, token: str) -> int | None:
+        h = token_hash(token)
+        with self._lock:
+            tokens = self._auth.get(game_id)
+        if tokens is None or h not in tokens:
+            tokens = self.store.tokens(game_id)
+            with self._lock:
+                self._auth[game_id] = tokens
+        return tokens.get(h)
+
+    def viewer(self, game_id: str | None, credential: str | None) -> Viewer:
+        """Resolve a bearer credential: integrator key, seat token, or nothing."""
+        if not credential:
+            return SPECTATOR_VIEWER
+        found = self.integrator(credential)
+        if found:
+            return found
+        if game_id is not None:
+            seat = self.seat_for_token(game_id, credential)
+            if seat is not None:
+                return Viewer("seat", seat=seat)
+        raise ProblemError(401, "Unknown credential",
+                           "the bearer token is neither an integrator key nor a seat token of this game",
+                           "unauthorized")
+
+    # ------------------------------------------------------------ catalogue
+    @staticmethod
+    def game_types() -> list[dict]:
+        out = []
+        for gid, module in registry.all_games().items():
+            props = {**module.OPTIONS.get("properties", {}), **tables.TIMING_OPTIONS}
+            out.append({
+                "id": gid,
+                "title": module.TITLE,
+                "rules_version": module.RULES_VERSION,
+                "min_players": module.MIN_PLAYERS,
+                "max_players": module.MAX_PLAYERS,
+                "options": {name: dict(spec) for name, spec in props.items()},
+            })
+        return out
+
+    @staticmethod
+    def validate_options(game_type: str, options: dict) -> dict:
+        module = registry.get(game_type)
+        schema = dict(module.OPTIONS)
+        schema["properties"] = {**schema.get("properties", {}), **tables.TIMING_OPTIONS}
+        schema["additionalProperties"] = False
+        try:
+            jsonschema.validate(options, schema)
+        except jsonschema.ValidationError as exc:
+            where = ".".join(str(p) for p in exc.absolute_path) or "options"
+            raise ProblemError(422, "Invalid options", f"{where}: {exc.message}", "invalid-options") from None
+        filled = {name: spec.get("default") for name, spec in schema["properties"].items()}
+        filled.update(options)
+        return filled
+
+    # ------------------------------------------------------------ creation
+    def create_game(self, game_type: str, players: list[str], options: dict | None = None,
+                    *, seed: int | None = None) -> dict:
+        try:
+            module = registry.get(game_type)
+        except registry.UnknownGame:
+            known = ", ".join(registry.GAME_MODULES)
+            raise ProblemError(422, "Unknown game type", f"'{game_type}' is not a game type (known: {known})",
+                               "unknown-game") from None
+        if not (module.MIN_PLAYERS <= len(players) <= module.MAX_PLAYERS):
+            raise ProblemError(422, "Wrong number of players",
+                               f"{module.TITLE} takes {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players, "
+                               f"got {len(players)}", "player-count")
+        opts = self.validate_options(game_type, options or {})
+        game_id = secrets.token_hex(8)
+        created = tables.created_event(game_type, list(players), opts, module.RULES_VERSION)
+        table = tables.evolve(None, {**created, "version": 1, "hash": "", "time": now_iso(), "actor": "integrator"})
+        try:
+            start = module.decide(table["state"], {"type": "start", "seat": None,
+                                                   "seed": seed if seed is not None else secrets.randbits(63)})
+        except RuleViolation as exc:  # e.g. options that do not fit the player count
+            raise ProblemError(422, "Game cannot start", exc.detail, "cannot-start", rule=exc.rule) from None
+        stamp = now_iso()
+        envs = seal_batch(game_id, 0, GENESIS, [dict(created, actor="integrator")], actor="integrator",
+                          time=stamp, rules=module.RULES_VERSION)
+        envs += seal_batch(game_id, 1, envs[0]["hash"], start, actor="system", time=stamp,
+                           rules=module.RULES_VERSION)
+        table = tables.fold(envs)
+        tokens = [f"st_{secrets.token_urlsafe(24)}" for _ in players]
+        self.store.set_tokens(game_id, {token_hash(t): i for i, t in enumerate(tokens)})
+        self._commit(game_id, None, table, envs)
+        self._index(game_id, table, created=True)
+        return {
+            "id": game_id,
+            "game": game_type,
+            "version": table["version"],
+            "seats": [{"seat": i, "player": p, "token": t} for i, (p, t) in enumerate(zip(players, tokens))],
+        }
+
+    def _index(self, game_id: str, table: dict, created: bool = False) -> None:
+        module = registry.get(table["game"])
+        info = {"id": game_id, "game": table["game"], "status": "finished" if module.outcome(table["state"]) is not None
+                else "active", "created_at": table["created_at"], "updated_at": table["updated_at"],
+                "version": table["version"], "players": _players(table)}
+        pipe = self.redis.pipeline(transaction=False)
+        if created:
+            pipe.zadd(INDEX, {game_id: int(_time.time() * 1000)})
+        pipe.hset(INDEX_INFO, game_id, dumps(info))
+        pipe.execute()
+
+    def list_games(self, game_type: str | None = None, status: str | None = None, limit: int = 50,
+                   offset: int = 0) -> dict:
+        ids = [i.decode() for i in self.redis.zrevrange(INDEX, 0, -1)]
+        infos = self.redis.hmget(INDEX_INFO, ids) if ids else []
+        rows = [loads(r) for r in infos if r]
+        rows = [r for r in rows if (not game_type or r["game"] == game_type) and (not status or r["status"] == status)]
+        return {"total": len(rows), "games": rows[offset:offset + limit]}
+
+    # ------------------------------------------------------------ loading
+    def table(self, game_id: str, *, fresh: bool = False) -> dict:
+        if not fresh:
+            with self._lock:
+                cached = self._cache.get(game_id)
+            if cached is not None:
+                return cached
+        raw = self.store.snapshot(game_id)
+        if raw is not None:
+            table = loads(raw)
+            behind = self.store.read(game_id, after=table["version"])
+            if behind:
+                table = tables.fold(behind, table)
+        else:
+            envs = list(self.store.iter_all(game_id))
+            if not envs:
+                raise not_found(game_id)
+            table = tables.fold(envs)
+        self._remember(game_id, table)
+        return table
+
+    def _remember(self, game_id: str, table: dict) -> None:
+        with self._lock:
+            cached = self._cache.get(game_id)
+            if cached is None or cached["version"] <= table["version"]:
+                self._cache[game_id] = table
+
+    def fold_from_zero(self, game_id: str, until: int | None = None) -> dict:
+        envs = self.store.read(game_id, 0, until)
+        if not envs:
+            raise not_found(game_id)
+        return tables.fold(envs)
+
+    # ------------------------------------------------------------ moves
+    def move(self, game_id: str, seat: int, move: dict, *, if_match: int | None = None,
+             idempotency_key: str | None = None, actor: str | None = None) -> dict:
+        """Decide and append one seat's move; returns ``{"version", "events"}``."""
+        idem = f"{seat}:{idempotency_key}" if idempotency_key else None
+        fingerprint = hashlib.sha256(dumps(move)).hexdigest() if idem else None
+        if idem:
+            prior = self.store.remember_response(game_id, idem)
+            if prior is not None:
+                return self._replayed(prior, fingerprint)
+        table = self.table(game_id)
+        for attempt in range(MAX_RETRIES):
+            if if_match is not None and table["version"] != if_match:
+                if attempt == 0:
+                    table = self.table(game_id, fresh=True)
+                if table["version"] != if_match:
+                    raise ProblemError(412, "Version mismatch",
+                                       f"If-Match names version {if_match} but the game is at version {table['version']}",
+                                       "version-mismatch", current_version=table["version"])
+            self._check_open(table)
+            module = registry.get(table["game"])
+            command = {**move, "seat": seat, "seed": secrets.randbits(63)}
+            try:
+                decided = module.decide(table["state"], command)
+            except RuleViolation as exc:
+                if attempt == 0 and not self._is_fresh(game_id, table):
+                    table = self.table(game_id, fresh=True)
+                    continue
+                raise _rule_problem(exc) from None
+            stamp = now_iso()
+            envs = seal_batch(game_id, table["version"], table["hash"], decided, actor=actor or f"seat:{seat}",
+                              time=stamp, rules=table["rules"])
+            new_table = tables.fold(envs, table)
+            envs, new_table = self._auto_moves(game_id, envs, new_table, stamp)
+            response = {"version": new_table["version"], "events": [for_viewer(e, seat) for e in envs]}
+            try:
+                result = self._commit(game_id, table, new_table, envs, idempotency_key=idem,
+                                      response=dumps({"fingerprint": fingerprint, "response": response}) if idem else None)
+            except VersionConflict:
+                if if_match is not None:
+                    raise ProblemError(412, "Version mismatch",
+                                       f"the game moved past version {if_match} before this move was applied",
+                                       "version-mismatch") from None
+                table = self.table(game_id, fresh=True)
+                continue
+            if result is not None:
+                return self._replayed(result, fingerprint)
+            return response
+        raise ProblemError(409, "Too much contention", "the game kept changing; try again", "contention")
+
+    def _is_fresh(self, game_id: str, table: dict) -> bool:
+        version, _ = self.store.head(game_id)
+        return version == table["version"]
+
+    @staticmethod
+    def _replayed(raw: bytes, fingerprint: str | None) -> dict:
+        stored = loads(raw)
+        if fingerprint is not None and stored.get("fingerprint") not in (None, fingerprint):
+            raise ProblemError(422, "Idempotency key reused",
+                               "this Idempotency-Key was used before with a different move", "idempotency-key-reused")
+        return {**stored["response"], "replayed": True}
+
+    @staticmethod
+    def _check_open(table: dict) -> None:
+        if table.get("frozen"):
+            raise ProblemError(409, "Game frozen", "a reviewer has frozen this game; moves are refused", "game-frozen")
+        if registry.get(table["game"]).outcome(table["state"]) is not None:
+            raise ProblemError(409, "Game over", "the game is finished; no more moves", "game-finished")
+
+    def _auto_moves(self, game_id: str, envs: list[dict], table: dict, stamp: str) -> tuple[list[dict], dict]:
+        """Seats marked absent are moved for at once by their timeout move."""
+        module = registry.get(table["game"])
+        for _ in range(10_000):
+            if not table["absent"] or module.outcome(table["state"]) is not None:
+                break
+            pending = [s for s in module.to_act(table["state"]) if s in table["absent"]]
+            if not pending:
+                break
+            seat = pending[0]
+            more = self._timeout_events(table, seat, reason="absent")
+            sealed = seal_batch(game_id, table["version"], table["hash"], more, actor="worker", time=stamp,
+                                rules=table["rules"])
+            table = tables.fold(sealed, table)
+            envs = envs + sealed
+        return envs, table
+
+    @staticmethod
+    def _timeout_events(table: dict, seat: int, reason: str) -> list[dict]:
+        module = registry.get(table["game"])
+        move = module.timeout_move(table["state"], seat)
+        decided = module.decide(table["state"], {**move, "seat": seat, "seed": secrets.randbits(63)})
+        return [{"type": tables.TURN_TIMED_OUT, "data": {"seat": seat, "reason": reason, "move": move}}] + decided
+
+    def _commit(self, game_id: str, old: dict | None, new: dict, envs: list[dict], *,
+                idempotency_key: str | None = None, response: bytes | None = None) -> bytes | None:
+        result = self.store.append(game_id, old["version"] if old else 0, envs, snapshot=dumps(new),
+                                   idempotency_key=idempotency_key, response=response)
+        if result.replayed is not None:
+            return result.replayed
+        self._remember(game_id, new)
+        module = registry.get(new["game"])
+        if old is not None and (module.outcome(new["state"]) is not None) != (module.outcome(old["state"]) is not None):
+            self._index(game_id, new)
+        if self.scheduler is not None:
+            self.scheduler(old or {}, new, game_id)
+        return None
+
+    # ------------------------------------------------------------ timeouts
+    def enforce_deadline(self, game_id: str, version: int, seat: int) -> bool:
+        """Time a seat out if the game is still where the deadline was set.
+
+        Returns True when a timeout was appended.  A stale or repeated call
+        meets a version conflict and appends nothing.
+        """
+        table = self.table(game_id, fresh=True)
+        if table["version"] != version or table.get("frozen"):
+            return False
+        module = registry.get(table["game"])
+        if module.outcome(table["state"]) is not None or seat not in module.to_act(table["state"]):
+            return False
+        stamp = now_iso()
+        envs = seal_batch(game_id, table["version"], table["hash"], self._timeout_events(table, seat, "deadline"),
+                          actor="worker", time=stamp, rules=table["rules"])
+        new_table = tables.fold(envs, table)
+        envs, new_table = self._auto_moves(game_id, envs, new_table, stamp)
+        try:
+            self._commit(game_id, table, new_table, envs)
+        except VersionConflict:
+            return False
+        return True
+
+    # ------------------------------------------------------------ reading
+    def state_view(self, game_id: str, viewer: Viewer, table: dict | None = None) -> dict:
+        table = table or self.table(game_id)
+        module = registry.get(table["game"])
+        state = table["state"]
+        outcome = module.outcome(state)
+        to_act = [] if outcome is not None else module.to_act(state)
+        if viewer.kind == "seat" and viewer.seat not in _seats(table):
+            raise ProblemError(403, "Not a seat", "this token's seat is not in the game", "forbidden")
+        return {
+            "id": game_id,
+            "game": table["game"],
+            "rules_version": table["rules"],
+            "version": table["version"],
+            "viewer": {"kind": viewer.kind, "seat": viewer.seat},
+            "players": _players(table),
+            "to_act": to_act,
+            "deadlines": {s: _iso(c["deadline"]) for s, c in table["clock"].items()} if to_act else {},
+            "bank": {s: round(v, 3) for s, v in table["bank"].items()} or None,
+            "absent": table["absent"],
+            "frozen": table.get("frozen", False),
+            "finished": outcome is not None,
+            "result": outcome,
+            "options": {**table["options"], **table["timing"]},
+            "created_at": table["created_at"],
+            "updated_at": table["updated_at"],
+            "state": module.view(state, viewer.domain_viewer),
+        }
+
+    def legal_moves(self, game_id: str, viewer: Viewer) -> dict:
+        if viewer.kind != "seat":
+            raise ProblemError(403, "Seat token required", "legal moves are given to a seat; send its token",
+                               "seat-required")
+        table = self.table(game_id)
+        module = registry.get(table["game"])
+        moves = [] if module.outcome(table["state"]) is not None or table.get("frozen") \
+            else module.legal_moves(table["state"], viewer.seat)
+        clock = table["clock"].get(str(viewer.seat))
+        return {"version": table["version"], "seat": viewer.seat, "moves": moves,
+                "deadline": _iso(clock["deadline"]) if clock and moves else None}
+
+    def events(self, game_id: str, viewer: Viewer, after: int = 0, wait: float = 0, limit: int = 1000) -> dict:
+        envs = self.store.read(game_id, after, count=limit)
+        if not envs and wait > 0:
+            if not self.store.exists(game_id):
+                raise not_found(game_id)
+            if self.store.wait(game_id, after, int(wait * 1000)):
+                envs = self.store.read(game_id, after, count=limit)
+        if not envs and not self.store.exists(game_id):
+            raise not_found(game_id)
+        version, _ = self.store.head(game_id)
+        return {"version": version,
+                "events": [for_viewer(e, viewer.seat, viewer.sees_all) for e in envs]}
+
+    def replay(self, game_id: str, viewer: Viewer, version: int) -> dict:
+        head, _ = self.store.head(game_id)
+        if head == 0:
+            raise not_found(game_id)
+        if not (1 <= version <= head):
+            raise ProblemError(422, "No such version", f"version must be between 1 and {head}", "bad-version")
+        table = self.fold_from_zero(game_id, version)
+        return self.state_view(game_id, viewer, table)
+
+    def audit(self, game_id: str) -> dict:
+        envs = list(self.store.iter_all(game_id))
+        if not envs:
+            raise not_found(game_id)
+        check = verify_chain(envs)
+        head_version, head_hash = self.store.head(game_id)
+        if check["ok"] and (check["head"] != head_hash or envs[-1]["version"] != head_version):
+            check = {**check, "ok": False, "broken_at": envs[-1]["version"] + 1,
+                     "reason": "the log ends before the recorded head (events were removed from the end)"}
+        return {"id": game_id, "version": head_version, "head_hash": head_hash, "chain": check, "events": envs}
+
+
+def _rule_problem(exc: RuleViolation) -> ProblemError:
+    if exc.kind == "turn":
+        return ProblemError(409, "Not your turn", exc.detail, "not-your-turn", rule=exc.rule)
+    if exc.kind == "invalid":
+        return ProblemError(422, "Malformed move", exc.detail, "malformed-move", rule=exc.rule)
+    return ProblemError(422, "Illegal move", exc.detail, "illegal-move", rule=exc.rule)
+
+
+def _players(table: dict) -> list[str]:
+    state = table["state"]
+    return list(state.get("players", []))
+
+
+def _seats(table: dict) -> range:
+    return range(len(_players(table)))
+
+
+def _iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    from datetime import datetime, timezone
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -1,0 +1,289 @@
+"""The HTTP layer: thin routes over :mod:`service.application`."""
+
+from __future__ import annotations
+
+import http
+import logging
+import re
+
+from flask import Response, current_app, g, request
+from flask.views import MethodView
+from flask_smorest import Api, Blueprint
+from flask_smorest.utils import prepare_response
+from werkzeug.exceptions import HTTPException
+
+from events.envelope import dumps
+
+from . import schemas as s
+from .application import Naipes, ProblemError, Viewer
+
+log = logging.getLogger("naipes.http")
+
+PROBLEM = "application/problem+json"
+_IDEMPOTENCY = re.compile(r"^[\x21-\x7e]{1,128}$")
+
+
+def problem_response(status: int, title: str, detail: str, kind: str, headers: dict | None = None,
+                     **extra) -> Response:
+    body = {"type": f"urn:naipes:problem:{kind}", "title": title, "status": status, "detail": detail,
+            "instance": request.path if request else None, **{k: v for k, v in extra.items() if v is not None}}
+    resp = Response(dumps(body), status=status, mimetype=PROBLEM)
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    return resp
+
+
+class NaipesApi(Api):
+    """flask-smorest's Api, speaking problem+json for every error."""
+
+    ERROR_SCHEMA = s.ProblemSchema
+
+    def _register_responses(self):
+        for status in http.HTTPStatus:
+            response = {"description": status.phrase}
+            if status >= 400:
+                response["schema"] = self.ERROR_SCHEMA
+                prepare_response(response, self.spec, PROBLEM)
+            else:
+                prepare_response(response, self.spec, self.DEFAULT_RESPONSE_CONTENT_TYPE)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, PROBLEM)
+        self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
+
+    def handle_http_exception(self, error: HTTPException):
+        data = getattr(error, "data", None) or {}
+        errors = data.get("errors") or data.get("messages")
+        detail = error.description or error.name
+        if errors:
+            detail = "the request does not fit the contract: " + _flatten(errors)
+        kind = {400: "bad-request", 401: "unauthorized", 403: "forbidden", 404: "not-found",
+                405: "method-not-allowed", 413: "payload-too-large", 415: "unsupported-media-type",
+                422: "invalid-request", 429: "too-many-requests"}.get(error.code or 500, "error")
+        headers = dict(data.get("headers") or {})
+        if error.code == 405 and hasattr(error, "valid_methods") and error.valid_methods:
+            headers["Allow"] = ", ".join(error.valid_methods)
+        return problem_response(error.code or 500, error.name, detail, kind, headers=headers,
+                                errors=_jsonable(errors) if errors else None)
+
+
+def _flatten(errors, prefix: str = "") -> str:
+    parts = []
+    if isinstance(errors, dict):
+        for k, v in errors.items():
+            if k in ("json", "query", "headers") and not prefix:
+                parts.append(_flatten(v, ""))
+            else:
+                parts.append(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(errors, list):
+        msgs = [m for m in errors if isinstance(m, str)]
+        if msgs:
+            parts.append(f"{prefix or 'body'}: {' '.join(msgs)}")
+        for m in errors:
+            if not isinstance(m, str):
+                parts.append(_flatten(m, prefix))
+    else:
+        parts.append(f"{prefix}: {errors}")
+    return "; ".join(p for p in parts if p)
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
+
+
+def app_service() -> Naipes:
+    return current_app.extensions["naipes"]
+
+
+def bearer() -> str | None:
+    header = request.headers.get("Authorization", "")
+    if not header:
+        return None
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        raise ProblemError(401, "Bad Authorization header", "use 'Authorization: Bearer <key or token>'",
+                           "unauthorized")
+    return value.strip()
+
+
+def caller(game_id: str | None) -> Viewer:
+    return app_service().viewer(game_id, bearer())
+
+
+def require_integrator() -> Viewer:
+    v = app_service().integrator(bearer())
+    if v is None:
+        raise ProblemError(401, "Integrator key required", "this operation needs an integrator key as bearer token",
+                           "unauthorized")
+    return v
+
+
+def json_response(body, status: int = 200, headers: dict | None = None) -> Response:
+    resp = Response(dumps(body), status=status, mimetype="application/json")
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    return resp
+
+
+def errors(*codes: int):
+    """Document problem+json responses for an operation."""
+    def wrap(fn):
+        for code in codes:
+            fn = blp.alt_response(code, schema=s.ProblemSchema, content_type=PROBLEM,
+                                  description=http.HTTPStatus(code).phrase)(fn)
+        return fn
+    return wrap
+
+
+INTEGRATOR = [{"integratorKey": []}]
+SEAT = [{"seatToken": []}]
+ANY = [{"seatToken": []}, {"integratorKey": []}, {}]
+
+blp = Blueprint("naipes", __name__, description="Games, moves, replays and audit trails")
+
+
+@blp.route("/game-types")
+class GameTypes(MethodView):
+    @blp.response(200, s.GameTypeSchema(many=True))
+    @blp.doc(security=[{}], summary="The games naipes hosts, with player counts and options")
+    def get(self):
+        return json_response(Naipes.game_types())
+
+
+@blp.route("/games")
+class Games(MethodView):
+    @blp.arguments(s.CreateGameSchema)
+    @blp.response(201, s.CreatedGameSchema)
+    @errors(400, 401, 422)
+    @blp.doc(security=INTEGRATOR, summary="Create a game; returns each seat's token once")
+    def post(self, body):
+        require_integrator()
+        created = app_service().create_game(body["game"], body["players"], body.get("options") or {})
+        return json_response(created, 201, {"Location": f"/games/{created['id']}"})
+
+    @blp.arguments(s.GameListQuerySchema, location="query")
+    @blp.response(200, s.GameListSchema)
+    @errors(401, 422)
+    @blp.doc(security=INTEGRATOR, summary="List games, filtered by type and status")
+    def get(self, query):
+        require_integrator()
+        return json_response(app_service().list_games(query.get("game"), query.get("status"), query["limit"],
+                                                      query["offset"]))
+
+
+@blp.route("/games/<game_id>")
+class Game(MethodView):
+    @blp.response(200, s.GameViewSchema, headers={"ETag": {"description": "The game's version",
+                                                          "schema": {"type": "string"}}})
+    @blp.alt_response(304, description="Not modified (If-None-Match names the current version)")
+    @errors(401, 403, 404)
+    @blp.doc(security=ANY, summary="The game as the caller may see it",
+             parameters=[{"in": "header", "name": "If-None-Match", "schema": {"type": "string"}, "required": False,
+                          "description": "An ETag from an earlier response"}])
+    def get(self, game_id):
+        viewer = caller(game_id)
+        view = app_service().state_view(game_id, viewer)
+        etag = f'"{view["version"]}"'
+        if request.headers.get("If-None-Match") == etag:
+            return Response(status=304, headers={"ETag": etag})
+        return json_response(view, headers={"ETag": etag})
+
+
+@blp.route("/games/<game_id>/legal-moves")
+class LegalMoves(MethodView):
+    @blp.response(200, s.LegalMovesSchema)
+    @errors(401, 403, 404)
+    @blp.doc(security=SEAT, summary="The moves the caller's seat may make now")
+    def get(self, game_id):
+        return json_response(app_service().legal_moves(game_id, caller(game_id)))
+
+
+@blp.route("/games/<game_id>/moves")
+class Moves(MethodView):
+    @blp.arguments(s.MoveSchema)
+    @blp.response(201, s.MoveResultSchema)
+    @errors(400, 401, 403, 404, 409, 412, 413, 422)
+    @blp.doc(security=SEAT, summary="Make a move for the caller's seat",
+             parameters=[
+                 {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
+                  "description": "The version the move expects (an ETag); 412 if the game has moved on"},
+                 {"in": "header", "name": "Idempotency-Key", "required": False,
+                  "schema": {"type": "string", "maxLength": 128},
+                  "description": "Retries with the same key return the first answer and append nothing"},
+             ])
+    def post(self, move, game_id):
+        viewer = caller(game_id)
+        if viewer.kind != "seat":
+            raise ProblemError(403, "Seat token required", "moves are made by a seat; send its token",
+                               "seat-required")
+        if_match = _if_match()
+        idem = request.headers.get("Idempotency-Key")
+        if idem is not None and not _IDEMPOTENCY.match(idem):
+            raise ProblemError(400, "Bad Idempotency-Key", "Idempotency-Key must be 1 to 128 visible ASCII characters",
+                               "bad-request")
+        result = app_service().move(game_id, viewer.seat, move, if_match=if_match, idempotency_key=idem)
+        return json_response(result, 201, {"ETag": f'"{result["version"]}"'})
+
+
+def _if_match() -> int | None:
+    raw = request.headers.get("If-Match")
+    if raw is None:
+        return None
+    value = raw.strip()
+    if value.startswith("W/"):
+        value = value[2:]
+    value = value.strip('"')
+    if not value.isdigit():
+        raise ProblemError(400, "Bad If-Match", "If-Match must be a version number, as given in ETag", "bad-request")
+    return int(value)
+
+
+@blp.route("/games/<game_id>/events")
+class Events(MethodView):
+    @blp.arguments(s.EventsQuerySchema, location="query")
+    @blp.response(200, s.EventsSchema)
+    @errors(401, 404, 422)
+    @blp.doc(security=ANY, summary="The event log as the caller may see it; long-polls with wait")
+    def get(self, query, game_id):
+        viewer = caller(game_id)
+        return json_response(app_service().events(game_id, viewer, query["after"], query["wait"], query["limit"]))
+
+
+@blp.route("/games/<game_id>/replay")
+class Replay(MethodView):
+    @blp.arguments(s.ReplayQuerySchema, location="query")
+    @blp.response(200, s.GameViewSchema)
+    @errors(401, 403, 404, 422)
+    @blp.doc(security=ANY, summary="The caller's view of the game as it was at a version")
+    def get(self, query, game_id):
+        viewer = caller(game_id)
+        return json_response(app_service().replay(game_id, viewer, query["version"]))
+
+
+@blp.route("/games/<game_id>/audit")
+class Audit(MethodView):
+    @blp.response(200, s.AuditSchema)
+    @errors(401, 404)
+    @blp.doc(security=INTEGRATOR, summary="Every event whole, and whether the hash chain verifies")
+    def get(self, game_id):
+        require_integrator()
+        return json_response(app_service().audit(game_id))
+
+
+@blp.route("/health")
+class Health(MethodView):
+    @blp.response(200, s.HealthSchema)
+    @errors(503)
+    @blp.doc(security=[{}], summary="Whether the service and its Redis answer")
+    def get(self):
+        try:
+            ok = bool(app_service().redis.ping())
+        except Exception:  # noqa: BLE001 - any Redis failure means unhealthy
+            ok = False
+        if not ok:
+            raise ProblemError(503, "Redis unreachable", "the service cannot reach Redis", "unavailable")
+        return json_response({"status": "ok", "redis": True})

@@ -1,0 +1,201 @@
+"""Marshmallow schemas of the HTTP contract (they generate openapi.yaml)."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+
+class ProblemSchema(ma.Schema):
+    """An error, as RFC 9457 application/problem+json."""
+
+    type = fields.String(required=True, metadata={"description": "URI naming the kind of problem",
+                                                   "example": "urn:naipes:problem:illegal-move"})
+    title = fields.String(required=True, metadata={"description": "Short summary of the kind"})
+    status = fields.Integer(required=True, metadata={"description": "HTTP status code"})
+    detail = fields.String(required=True, metadata={"description": "What was wrong with this request"})
+    instance = fields.String(metadata={"description": "The request path"})
+    rule = fields.String(metadata={"description": "For refused moves: the id of the rule broken"})
+    current_version = fields.Integer(metadata={"description": "For version mismatches: the game's version"})
+    errors = fields.Dict(metadata={"description": "Field-by-field validation messages"})
+
+
+class OptionSpecSchema(ma.Schema):
+    class Meta:
+        unknown = ma.INCLUDE
+
+    type = fields.Raw(metadata={"description": "JSON Schema type of the option"})
+    default = fields.Raw(allow_none=True)
+    description = fields.String()
+    minimum = fields.Float()
+    maximum = fields.Float()
+    enum = fields.List(fields.Raw())
+
+
+class GameTypeSchema(ma.Schema):
+    id = fields.String(required=True, metadata={"example": "dalmuti"})
+    title = fields.String(required=True)
+    rules_version = fields.String(required=True)
+    min_players = fields.Integer(required=True)
+    max_players = fields.Integer(required=True)
+    options = fields.Dict(keys=fields.String(), values=fields.Nested(OptionSpecSchema), required=True,
+                          metadata={"description": "Option name -> JSON Schema of the option, with its default"})
+
+
+class CreateGameSchema(ma.Schema):
+    game = fields.String(required=True, metadata={"description": "A game type id from GET /game-types",
+                                                  "example": "dalmuti"})
+    players = fields.List(fields.String(validate=validate.Length(min=1, max=64)), required=True,
+                          validate=validate.Length(min=1, max=64),
+                          metadata={"description": "Player names, one per seat, in seat order",
+                                    "example": ["ana", "bea", "carl", "dani"]})
+    options = fields.Dict(keys=fields.String(), load_default=dict,
+                          metadata={"description": "Game options; see GET /game-types for names and defaults",
+                                    "example": {"hands": 2}})
+
+
+class SeatTokenSchema(ma.Schema):
+    seat = fields.Integer(required=True)
+    player = fields.String(required=True)
+    token = fields.String(required=True, metadata={"description": "The seat's bearer token; shown only once"})
+
+
+class CreatedGameSchema(ma.Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
+
+
+class GameListQuerySchema(ma.Schema):
+    game = fields.String(metadata={"description": "Only games of this type"})
+    status = fields.String(validate=validate.OneOf(["active", "finished"]))
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+
+
+class GameSummarySchema(ma.Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    created_at = fields.String(required=True)
+    updated_at = fields.String(required=True)
+    version = fields.Integer(required=True)
+    players = fields.List(fields.String(), required=True)
+
+
+class GameListSchema(ma.Schema):
+    total = fields.Integer(required=True)
+    games = fields.List(fields.Nested(GameSummarySchema), required=True)
+
+
+class ViewerSchema(ma.Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(["seat", "spectator", "integrator"]))
+    seat = fields.Integer(allow_none=True)
+
+
+class GameViewSchema(ma.Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    rules_version = fields.String(allow_none=True)
+    version = fields.Integer(required=True, metadata={"description": "Number of events in the log"})
+    viewer = fields.Nested(ViewerSchema, required=True)
+    players = fields.List(fields.String(), required=True)
+    to_act = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that may act now"})
+    deadlines = fields.Dict(keys=fields.String(), values=fields.String(allow_none=True), required=True,
+                            metadata={"description": "Seat -> deadline of its pending decision (timed games)"})
+    bank = fields.Dict(keys=fields.String(), values=fields.Float(), allow_none=True,
+                       metadata={"description": "Seat -> seconds left in its time bank"})
+    absent = fields.List(fields.Integer(), required=True,
+                         metadata={"description": "Seats marked absent after repeated timeouts"})
+    frozen = fields.Boolean(required=True)
+    finished = fields.Boolean(required=True)
+    result = fields.Dict(allow_none=True, required=True,
+                         metadata={"description": "The outcome once finished: scores, ranking, winners"})
+    options = fields.Dict(required=True)
+    created_at = fields.String(required=True)
+    updated_at = fields.String(required=True)
+    state = fields.Dict(required=True, metadata={"description": "The game as this viewer may see it"})
+
+
+class MoveSchema(ma.Schema):
+    """A move, exactly as listed by legal-moves (game-specific fields beside ``type``)."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+    type = fields.String(required=True, validate=validate.Length(min=1, max=64),
+                         metadata={"description": "The kind of move", "example": "play"})
+
+
+class LegalMovesSchema(ma.Schema):
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    moves = fields.List(fields.Dict(), required=True,
+                        metadata={"description": "Each item can be posted as it is to /moves",
+                                  "example": [{"type": "play", "cards": [12, 12]}, {"type": "pass"}]})
+    deadline = fields.String(allow_none=True, metadata={"description": "When this seat times out, if timed"})
+
+
+class EventSchema(ma.Schema):
+    class Meta:
+        unknown = ma.INCLUDE
+
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    time = fields.String(required=True)
+    actor = fields.String(required=True, metadata={"description": "seat:<n>, system, worker or integrator"})
+    data = fields.Dict(required=True, metadata={"description": "The public part"})
+    private = fields.Dict(metadata={"description": "Seat -> secret part; only the parts the caller may see"})
+    rules = fields.String(metadata={"description": "Rules version that produced the event"})
+    prev_hash = fields.String(required=True)
+    hash = fields.String(required=True, metadata={
+        "description": "SHA-256 hex of prev_hash followed by the canonical JSON (sorted keys, no spaces) "
+                       "of the whole event without 'hash'"})
+    redacted = fields.Boolean(metadata={"description": "True when private parts were removed for this caller"})
+
+
+class MoveResultSchema(ma.Schema):
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+    replayed = fields.Boolean(metadata={"description": "True when this is the stored answer to a retried request"})
+
+
+class EventsQuerySchema(ma.Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0),
+                           metadata={"description": "Return events with a version above this"})
+    wait = fields.Float(load_default=0, validate=validate.Range(min=0, max=30),
+                        metadata={"description": "Seconds to wait for a newer event when there is none"})
+    limit = fields.Integer(load_default=1000, validate=validate.Range(min=1, max=5000))
+
+
+class EventsSchema(ma.Schema):
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class ReplayQuerySchema(ma.Schema):
+    version = fields.Integer(required=True, validate=validate.Range(min=1))
+
+
+class ChainSchema(ma.Schema):
+    ok = fields.Boolean(required=True)
+    checked = fields.Integer(required=True)
+    head = fields.String(required=True)
+    broken_at = fields.Integer(allow_none=True, required=True,
+                               metadata={"description": "Version of the first broken link"})
+    reason = fields.String(allow_none=True, required=True)
+
+
+class AuditSchema(ma.Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    head_hash = fields.String(required=True)
+    chain = fields.Nested(ChainSchema, required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class HealthSchema(ma.Schema):
+    status = fields.String(required=True)
+    redis = fields.Boolean(required=True)

@@ -1,0 +1,69 @@
+"""Shared fixtures: a real redis-server of the tests' own, the app over it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import redis
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from events.embedded import EmbeddedRedis  # noqa: E402
+from service.app import create_app  # noqa: E402
+from service.application import Naipes  # noqa: E402
+
+API_KEY = "nk_test_integrator_key"
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    """A private redis-server on a free port (never a shared one)."""
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_url(redis_server) -> str:
+    return redis_server.url
+
+
+@pytest.fixture()
+def redis_client(redis_url):
+    client = redis.Redis.from_url(redis_url)
+    yield client
+    client.close()
+
+
+@pytest.fixture()
+def service(redis_client) -> Naipes:
+    from service.timers import attach_scheduler
+
+    svc = Naipes(redis_client, api_keys=[API_KEY])
+    attach_scheduler(svc)
+    return svc
+
+
+@pytest.fixture()
+def app(service):
+    app = create_app(service)
+    app.config["TESTING"] = True
+    return app
+
+
+@pytest.fixture()
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture()
+def integrator():
+    return {"Authorization": f"Bearer {API_KEY}"}
+
+
+def bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
