@@ -149,7 +149,7 @@ blp = Blueprint("naipes", __name__, description="Games, moves, replays and audit
 @blp.route("/game-types")
 class GameTypes(MethodView):
     @blp.response(200, s.GameTypeSchema(many=True))
-    @blp.doc(security=[{}], summary="The games naipes hosts, with player counts and options")
+    @blp.doc(security=[{}], operationId="listGameTypes", summary="The games naipes hosts, with player counts and options")
     def get(self):
         return json_response(Naipes.game_types())
 
@@ -159,7 +159,7 @@ class Games(MethodView):
     @blp.arguments(s.CreateGameSchema)
     @blp.response(201, s.CreatedGameSchema)
     @errors(400, 401, 422)
-    @blp.doc(security=INTEGRATOR, summary="Create a game; returns each seat's token once")
+    @blp.doc(security=INTEGRATOR, operationId="createGame", summary="Create a game; returns each seat's token once")
     def post(self, body):
         require_integrator()
         created = app_service().create_game(body["game"], body["players"], body.get("options") or {})
@@ -168,7 +168,7 @@ class Games(MethodView):
     @blp.arguments(s.GameListQuerySchema, location="query")
     @blp.response(200, s.GameListSchema)
     @errors(401, 422)
-    @blp.doc(security=INTEGRATOR, summary="List games, filtered by type and status")
+    @blp.doc(security=INTEGRATOR, operationId="listGames", summary="List games, filtered by type and status")
     def get(self, query):
         require_integrator()
         return json_response(app_service().list_games(query.get("game"), query.get("status"), query["limit"],
@@ -181,7 +181,7 @@ class Game(MethodView):
                                                           "schema": {"type": "string"}}})
     @blp.alt_response(304, description="Not modified (If-None-Match names the current version)")
     @errors(401, 403, 404)
-    @blp.doc(security=ANY, summary="The game as the caller may see it",
+    @blp.doc(security=ANY, operationId="getGame", summary="The game as the caller may see it",
              parameters=[{"in": "header", "name": "If-None-Match", "schema": {"type": "string"}, "required": False,
                           "description": "An ETag from an earlier response"}])
     def get(self, game_id):
@@ -197,7 +197,7 @@ class Game(MethodView):
 class LegalMoves(MethodView):
     @blp.response(200, s.LegalMovesSchema)
     @errors(401, 403, 404)
-    @blp.doc(security=SEAT, summary="The moves the caller's seat may make now")
+    @blp.doc(security=SEAT, operationId="getLegalMoves", summary="The moves the caller's seat may make now")
     def get(self, game_id):
         return json_response(app_service().legal_moves(game_id, caller(game_id)))
 
@@ -207,7 +207,7 @@ class Moves(MethodView):
     @blp.arguments(s.MoveSchema)
     @blp.response(201, s.MoveResultSchema)
     @errors(400, 401, 403, 404, 409, 412, 413, 422)
-    @blp.doc(security=SEAT, summary="Make a move for the caller's seat",
+    @blp.doc(security=SEAT, operationId="postMove", summary="Make a move for the caller's seat",
              parameters=[
                  {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
                   "description": "The version the move expects (an ETag); 412 if the game has moved on"},
@@ -247,7 +247,7 @@ class Events(MethodView):
     @blp.arguments(s.EventsQuerySchema, location="query")
     @blp.response(200, s.EventsSchema)
     @errors(401, 404, 422)
-    @blp.doc(security=ANY, summary="The event log as the caller may see it; long-polls with wait")
+    @blp.doc(security=ANY, operationId="getEvents", summary="The event log as the caller may see it; long-polls with wait")
     def get(self, query, game_id):
         viewer = caller(game_id)
         return json_response(app_service().events(game_id, viewer, query["after"], query["wait"], query["limit"]))
@@ -258,7 +258,7 @@ class Replay(MethodView):
     @blp.arguments(s.ReplayQuerySchema, location="query")
     @blp.response(200, s.GameViewSchema)
     @errors(401, 403, 404, 422)
-    @blp.doc(security=ANY, summary="The caller's view of the game as it was at a version")
+    @blp.doc(security=ANY, operationId="getReplay", summary="The caller's view of the game as it was at a version")
     def get(self, query, game_id):
         viewer = caller(game_id)
         return json_response(app_service().replay(game_id, viewer, query["version"]))
@@ -268,7 +268,7 @@ class Replay(MethodView):
 class Audit(MethodView):
     @blp.response(200, s.AuditSchema)
     @errors(401, 404)
-    @blp.doc(security=INTEGRATOR, summary="Every event whole, and whether the hash chain verifies")
+    @blp.doc(security=INTEGRATOR, operationId="getAudit", summary="Every event whole, and whether the hash chain verifies")
     def get(self, game_id):
         require_integrator()
         return json_response(app_service().audit(game_id))
@@ -278,7 +278,7 @@ class Audit(MethodView):
 class Health(MethodView):
     @blp.response(200, s.HealthSchema)
     @errors(503)
-    @blp.doc(security=[{}], summary="Whether the service and its Redis answer")
+    @blp.doc(security=[{}], operationId="getHealth", summary="Whether the service and its Redis answer")
     def get(self):
         try:
             ok = bool(app_service().redis.ping())

@@ -1,10 +1,56 @@
-"""Turn deadlines: schedule an RQ job for every seat that comes to act."""
+"""Turn deadlines: an RQ job at the deadline of every seat that must act.
+
+After each append the application calls :func:`schedule`: every seat with a
+running clock gets a job at its deadline, with the id
+``deadline:<game>:<version>:<seat>``, unique to (game, version, seat); the
+jobs of the previous version are removed.  A job that fires for a version
+the game has left meets a version conflict and does nothing.
+"""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
+from rq import Queue
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
+
 from .application import Naipes
+
+TIMERS = "naipes-timers"
+DEFAULT = "naipes-default"
+QUEUES = [TIMERS, DEFAULT]
+
+
+def job_id(game_id: str, version: int, seat: int | str) -> str:
+    return f"deadline:{game_id}:{version}:{seat}"
 
 
 def attach_scheduler(service: Naipes) -> None:
-    """Timed turns are added in the timed-turns work; untimed games need nothing."""
-    service.scheduler = None
+    queue = Queue(TIMERS, connection=service.redis)
+    registry = ScheduledJobRegistry(queue=queue)
+
+    def schedule(old: dict, new: dict, game_id: str) -> None:
+        old_clock = old.get("clock") or {}
+        new_clock = new.get("clock") or {}
+        if not old_clock and not new_clock:
+            return
+        pipe = service.redis.pipeline(transaction=False)
+        for seat in old_clock:
+            stale = job_id(game_id, old["version"], seat)
+            pipe.zrem(registry.key, stale)
+            pipe.delete(Job.key_for(stale))
+        for seat, entry in new_clock.items():
+            deadline = entry.get("deadline")
+            if deadline is None:
+                continue
+            queue.enqueue_at(
+                datetime.fromtimestamp(deadline, timezone.utc),
+                "workers.jobs.enforce_deadline",
+                game_id, new["version"], int(seat), deadline,
+                job_id=job_id(game_id, new["version"], seat),
+                result_ttl=60, failure_ttl=24 * 3600, pipeline=pipe,
+            )
+        pipe.execute()
+
+    service.scheduler = schedule

@@ -6,20 +6,18 @@ import logging
 import os
 
 import redis
-from rq import Queue, SimpleWorker
+from rq import Queue
 
-from .queues import QUEUES
+from .queues import QUEUES, NaipesWorker, recover_scheduler_lock
 
 
 def run() -> None:
-    logging.basicConfig(level=os.environ.get("NAIPES_LOG_LEVEL", "WARNING").upper())
+    level = os.environ.get("NAIPES_LOG_LEVEL", "WARNING").upper()
+    logging.basicConfig(level=level)
     client = redis.Redis.from_url(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-    from .queues import recover_scheduler_lock
-
     recover_scheduler_lock(client)
     queues = [Queue(name, connection=client) for name in QUEUES]
-    SimpleWorker(queues, connection=client).work(with_scheduler=True,
-                                                 logging_level=os.environ.get("NAIPES_LOG_LEVEL", "WARNING"))
+    NaipesWorker(queues, connection=client).work(with_scheduler=True, logging_level=level)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,83 @@
-"""The queues naipes uses."""
+"""The worker class that serves the queues naipes uses."""
 
 from __future__ import annotations
 
+import logging
+import os
+import socket
+
 import redis
+from rq import SimpleWorker
+from rq.scheduler import SCHEDULER_KEY_TEMPLATE, SCHEDULER_LOCKING_KEY_TEMPLATE, RQScheduler
 
-TIMERS = "naipes-timers"
-DEFAULT = "naipes-default"
-QUEUES = [TIMERS, DEFAULT]
+from service.timers import QUEUES
+
+# How often the scheduler moves due jobs to their queue (RQ's default is 1 s).
+SCHEDULER_INTERVAL = float(os.environ.get("NAIPES_SCHEDULER_INTERVAL", "0.2"))
+
+log = logging.getLogger("naipes.worker")
 
 
-def recover_scheduler_lock(client: redis.Redis) -> None:
-    """Placeholder until timed turns land: nothing to recover."""
+class NaipesWorker(SimpleWorker):
+    """RQ's in-process worker, whose scheduler polls every SCHEDULER_INTERVAL seconds."""
+
+    def _start_scheduler(self, burst=False, logging_level=None, date_format=None, log_format=None):
+        kwargs = {"logging_level": logging_level if logging_level is not None else self.log.level,
+                  "serializer": self.serializer, "interval": SCHEDULER_INTERVAL}
+        if date_format:
+            kwargs["date_format"] = date_format
+        if log_format:
+            kwargs["log_format"] = log_format
+        self.scheduler = RQScheduler(self.queues, connection=self.connection, **kwargs)
+        self.scheduler.acquire_locks()
+        if self.scheduler.acquired_locks:
+            if burst:
+                try:
+                    self.scheduler.register_birth()
+                    self.scheduler.enqueue_scheduled_jobs()
+                finally:
+                    self.scheduler.release_locks()
+                    self.scheduler.register_death()
+            else:
+                self.scheduler.start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def recover_scheduler_lock(client: redis.Redis) -> list[str]:
+    """Release scheduler locks left by a scheduler that died on this host.
+
+    RQ keeps a scheduler's lock for a minute after its last heartbeat; a
+    worker killed with SIGKILL would otherwise leave deadlines unenforced
+    for that long.  Only locks whose holder ran on this host and whose
+    process is gone are released.  Returns the queues whose lock was freed.
+    """
+    freed = []
+    host = socket.gethostname()
+    for queue in QUEUES:
+        lock = SCHEDULER_LOCKING_KEY_TEMPLATE % queue
+        holder = client.get(lock)
+        if holder is None:
+            continue
+        meta = client.hgetall(SCHEDULER_KEY_TEMPLATE % holder.decode())
+        if not meta:
+            # no birth record: the holder died before registering, or its record expired
+            client.delete(lock)
+            freed.append(queue)
+            continue
+        if meta.get(b"hostname", b"").decode() == host:
+            pid = int(meta.get(b"pid", b"0") or 0)
+            if pid and not _alive(pid):
+                client.delete(lock)
+                freed.append(queue)
+    if freed:
+        log.warning("released scheduler locks of a dead scheduler: %s", ", ".join(freed))
+    return freed

@@ -1,0 +1,257 @@
+"""The REST API over real Redis: creation, views, moves, retries, logs, replays, audit."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+
+import pytest
+
+from events.envelope import dumps, loads
+from events.store import key
+
+from .conftest import API_KEY, bearer
+from .helpers import create, play_http, private_seats, tokens
+
+PROBLEM = "application/problem+json"
+
+
+def problem(r, status):
+    assert r.status_code == status, (r.status_code, r.get_data(as_text=True))
+    assert r.mimetype == PROBLEM
+    body = r.get_json()
+    assert body["status"] == status and body["detail"] and body["type"].startswith("urn:naipes:problem:")
+    return body
+
+
+def test_game_types_list_dalmuti_with_options_and_defaults(client):
+    types = {t["id"]: t for t in client.get("/game-types").get_json()}
+    d = types["dalmuti"]
+    assert (d["min_players"], d["max_players"]) == (4, 16)
+    for name in ("hands", "first_deal_revolution", "reduced_deck", "scoring", "philanthropic_scoring",
+                 "merchant_exchange", "allow_joining", "turn_seconds", "bank_seconds", "absent_after"):
+        assert "default" in d["options"][name], name
+
+
+def test_creating_needs_an_integrator_key(client):
+    r = client.post("/games", json={"game": "dalmuti", "players": ["a", "b", "c", "d"]})
+    problem(r, 401)
+    r = client.post("/games", json={"game": "dalmuti", "players": ["a", "b", "c", "d"]}, headers=bearer("nope"))
+    problem(r, 401)
+
+
+@pytest.mark.parametrize("body,status,needle", [
+    ({"game": "chess", "players": ["a", "b", "c", "d"]}, 422, "chess"),
+    ({"game": "dalmuti", "players": ["a", "b", "c"]}, 422, "4 to 16"),
+    ({"game": "dalmuti", "players": ["a", "b", "c", "d"], "options": {"hands": 0}}, 422, "hands"),
+    ({"game": "dalmuti", "players": ["a", "b", "c", "d"], "options": {"colour": "red"}}, 422, "colour"),
+    ({"game": "dalmuti", "players": "abcd"}, 422, "players"),
+    ({"players": ["a", "b", "c", "d"]}, 422, "game"),
+])
+def test_bad_creation_requests_say_what_was_wrong(client, integrator, body, status, needle):
+    assert needle in problem(client.post("/games", json=body, headers=integrator), status)["detail"]
+
+
+def test_malformed_bodies_are_4xx_problems(client, integrator):
+    problem(client.post("/games", data="{not json", headers={**integrator, "Content-Type": "application/json"}), 400)
+    problem(client.post("/games", data='[' * 100000, headers={**integrator, "Content-Type": "application/json"}), 413)
+    problem(client.post("/games", data='{"a":' * 3000 + "1" + "}" * 3000,
+                        headers={**integrator, "Content-Type": "application/json"}), 400)
+    problem(client.get("/games/doesnotexist"), 404)
+    problem(client.delete("/games"), 405)
+
+
+def test_each_seat_sees_its_own_hand_spectators_none_integrators_all(client, integrator):
+    g = create(client, integrator)
+    toks = tokens(g)
+    full = client.get(f"/games/{g['id']}", headers=integrator).get_json()["state"]
+    hands = full["hands"]
+    assert sum(len(h) for h in hands) == 80
+    for seat, tok in toks.items():
+        v = client.get(f"/games/{g['id']}", headers=bearer(tok)).get_json()
+        assert v["viewer"] == {"kind": "seat", "seat": seat}
+        assert v["state"]["hand"] == hands[seat]
+        assert "hands" not in v["state"]
+    spec = client.get(f"/games/{g['id']}").get_json()
+    assert spec["viewer"]["kind"] == "spectator" and "hand" not in spec["state"] and "hands" not in spec["state"]
+
+
+def test_a_token_of_one_game_is_refused_by_another(client, integrator):
+    a, b = create(client, integrator), create(client, integrator)
+    problem(client.get(f"/games/{b['id']}/legal-moves", headers=bearer(a["seats"][0]["token"])), 401)
+
+
+def test_etag_is_the_version_and_if_none_match_gives_304(client, integrator):
+    g = create(client, integrator)
+    r = client.get(f"/games/{g['id']}")
+    assert r.headers["ETag"] == f'"{g["version"]}"'
+    assert client.get(f"/games/{g['id']}", headers={"If-None-Match": r.headers["ETag"]}).status_code == 304
+
+
+def _acting(client, g):
+    v = client.get(f"/games/{g['id']}").get_json()
+    seat = v["to_act"][0]
+    return seat, tokens(g)[seat], v
+
+
+def test_legal_moves_are_for_seats_and_can_be_posted_as_they_are(client, integrator):
+    g = create(client, integrator)
+    problem(client.get(f"/games/{g['id']}/legal-moves"), 403)
+    seat, tok, v = _acting(client, g)
+    lm = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(tok)).get_json()
+    assert lm["version"] == v["version"] and lm["seat"] == seat and lm["moves"]
+    r = client.post(f"/games/{g['id']}/moves", json=lm["moves"][0], headers=bearer(tok))
+    assert r.status_code == 201
+    body = r.get_json()
+    assert body["version"] > v["version"] and body["events"]
+    assert private_seats(body["events"]) <= {str(seat)}
+
+
+def test_out_of_turn_and_illegal_moves_name_the_rule(client, integrator):
+    g = create(client, integrator, options={"first_deal_revolution": True})
+    v = client.get(f"/games/{g['id']}").get_json()
+    idle = next(s for s in range(5) if s not in v["to_act"])
+    body = problem(client.post(f"/games/{g['id']}/moves", json={"type": "pass"}, headers=bearer(tokens(g)[idle])), 409)
+    assert body["rule"] == "not-your-turn"
+    seat, tok, _ = _acting(client, g)
+    body = problem(client.post(f"/games/{g['id']}/moves", json={"type": "play", "cards": [99]},
+                               headers=bearer(tok)), 422)
+    assert body["rule"]
+    body = problem(client.post(f"/games/{g['id']}/moves", json={"type": "fly"}, headers=bearer(tok)), 422)
+    assert body["rule"] == "unknown-move"
+    problem(client.post(f"/games/{g['id']}/moves", json={"cards": [1]}, headers=bearer(tok)), 422)
+    problem(client.post(f"/games/{g['id']}/moves", json=[1, 2], headers=bearer(tok)), 422)
+    assert client.get(f"/games/{g['id']}").get_json()["version"] == v["version"]  # nothing appended
+
+
+def test_if_match_with_a_stale_version_is_412(client, integrator):
+    g = create(client, integrator)
+    seat, tok, v = _acting(client, g)
+    move = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(tok)).get_json()["moves"][0]
+    body = problem(client.post(f"/games/{g['id']}/moves", json=move,
+                               headers={**bearer(tok), "If-Match": f'"{v["version"] - 1}"'}), 412)
+    assert body["current_version"] == v["version"]
+    r = client.post(f"/games/{g['id']}/moves", json=move, headers={**bearer(tok), "If-Match": f'"{v["version"]}"'})
+    assert r.status_code == 201
+
+
+def test_idempotent_retry_returns_first_answer_and_appends_nothing(client, integrator):
+    g = create(client, integrator)
+    seat, tok, v = _acting(client, g)
+    move = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(tok)).get_json()["moves"][0]
+    h = {**bearer(tok), "Idempotency-Key": "retry-1"}
+    first = client.post(f"/games/{g['id']}/moves", json=move, headers=h)
+    second = client.post(f"/games/{g['id']}/moves", json=move, headers=h)
+    assert first.status_code == second.status_code == 201
+    assert second.get_json()["replayed"] is True
+    assert second.get_json()["version"] == first.get_json()["version"]
+    assert client.get(f"/games/{g['id']}").get_json()["version"] == first.get_json()["version"]
+    other = dict(move, type="pass") if move.get("type") != "pass" else {"type": "play", "cards": [1]}
+    problem(client.post(f"/games/{g['id']}/moves", json=other, headers=h), 422)
+
+
+def test_many_clients_posting_at_one_version_get_exactly_one_success(app, client, integrator, redis_client):
+    g = create(client, integrator)
+    seat, tok, v = _acting(client, g)
+    move = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(tok)).get_json()["moves"][0]
+    statuses = []
+    barrier = threading.Barrier(12)
+
+    def post():
+        c = app.test_client()
+        barrier.wait()
+        r = c.post(f"/games/{g['id']}/moves", json=move, headers={**bearer(tok), "If-Match": str(v["version"])})
+        statuses.append(r.status_code)
+
+    threads = [threading.Thread(target=post) for _ in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert statuses.count(201) == 1 and set(statuses) <= {201, 412}, statuses
+    audit = client.get(f"/games/{g['id']}/audit", headers=integrator).get_json()
+    assert audit["chain"]["ok"]
+    assert [e["version"] for e in audit["events"]] == list(range(1, audit["version"] + 1))
+
+
+def test_events_after_and_private_parts_by_caller(client, integrator):
+    g = create(client, integrator)
+    toks = tokens(g)
+    all_events = client.get(f"/games/{g['id']}/events", headers=integrator).get_json()["events"]
+    assert len(private_seats(all_events)) == 5  # the deal gives every seat a private part
+    for seat, tok in toks.items():
+        mine = client.get(f"/games/{g['id']}/events", headers=bearer(tok)).get_json()["events"]
+        assert private_seats(mine) == {str(seat)}
+        assert [e["hash"] for e in mine] == [e["hash"] for e in all_events]
+    spectator = client.get(f"/games/{g['id']}/events").get_json()["events"]
+    assert private_seats(spectator) == set()
+    later = client.get(f"/games/{g['id']}/events?after=1").get_json()["events"]
+    assert [e["version"] for e in later] == [e["version"] for e in all_events[1:]]
+    problem(client.get(f"/games/{g['id']}/events?after=-1"), 422)
+
+
+def test_events_long_poll_returns_when_a_move_lands(app, client, integrator):
+    g = create(client, integrator)
+    seat, tok, v = _acting(client, g)
+    move = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(tok)).get_json()["moves"][0]
+    result = {}
+
+    def poll():
+        result["r"] = app.test_client().get(f"/games/{g['id']}/events?after={v['version']}&wait=5").get_json()
+
+    t = threading.Thread(target=poll)
+    t.start()
+    threading.Event().wait(0.3)
+    client.post(f"/games/{g['id']}/moves", json=move, headers=bearer(tok))
+    t.join(6)
+    assert result["r"]["events"] and result["r"]["events"][0]["version"] == v["version"] + 1
+
+
+def test_audit_detects_a_tampered_event(client, integrator, redis_client):
+    g = create(client, integrator)
+    problem(client.get(f"/games/{g['id']}/audit"), 401)
+    assert client.get(f"/games/{g['id']}/audit", headers=integrator).get_json()["chain"]["ok"]
+    stream = key(g["id"], "events")
+    entries = redis_client.xrange(stream)
+    redis_client.delete(stream)
+    for entry_id, fields in entries:
+        env = loads(fields[b"e"])
+        if env["version"] == 2:
+            env["data"]["tampered"] = True
+        redis_client.xadd(stream, {"e": dumps(env)}, id=entry_id)
+    chain = client.get(f"/games/{g['id']}/audit", headers=integrator).get_json()["chain"]
+    assert not chain["ok"] and chain["broken_at"] == 2, chain
+
+
+def test_replay_gives_the_callers_view_at_any_version(client, integrator):
+    g = create(client, integrator, options={"hands": 1})
+    toks = tokens(g)
+    seen = {}
+
+    def record(gid, toks_, _resp):
+        v = client.get(f"/games/{gid}", headers=bearer(toks_[0])).get_json()
+        seen[v["version"]] = v
+
+    play_http(client, g, random.Random(3), on_step=record)
+    for version, view in list(seen.items())[::7]:
+        replay = client.get(f"/games/{g['id']}/replay?version={version}", headers=bearer(toks[0])).get_json()
+        assert replay == view
+    problem(client.get(f"/games/{g['id']}/replay?version=0"), 422)
+    problem(client.get(f"/games/{g['id']}/replay?version=999999"), 422)
+
+
+def test_list_games_filters_by_type_and_status(client, integrator):
+    g = create(client, integrator, options={"hands": 1})
+    play_http(client, g, random.Random(5))
+    problem(client.get("/games"), 401)
+    listed = client.get("/games?game=dalmuti&status=finished&limit=500", headers=integrator).get_json()
+    assert g["id"] in {row["id"] for row in listed["games"]}
+    active = client.get("/games?status=active&limit=500", headers=integrator).get_json()
+    assert g["id"] not in {row["id"] for row in active["games"]}
+
+
+def test_openapi_is_served(client):
+    r = client.get("/openapi.yaml")
+    assert r.status_code == 200 and b"openapi: 3.0.3" in r.data
+    assert client.get("/openapi.json").get_json()["info"]["title"] == "naipes"
