@@ -1,0 +1,104 @@
+"""openapi.yaml is the contract: it validates, it is what the app serves, and routes match it."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import jsonschema
+import yaml
+from openapi_spec_validator import validate
+
+from service.app import spec_yaml
+
+from .conftest import bearer
+from .helpers import create, tokens
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+
+
+def test_openapi_yaml_validates():
+    validate(SPEC)
+
+
+def test_committed_contract_is_what_the_app_generates(app):
+    generated = spec_yaml(app)
+    committed = (ROOT / "openapi.yaml").read_text()
+    assert generated == committed, "openapi.yaml is stale: regenerate it with `./naipes openapi > openapi.yaml`"
+
+
+def test_every_route_is_in_the_contract_and_every_path_is_routed(app):
+    routed = set()
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint == "static" or rule.rule.startswith("/openapi"):
+            continue
+        path = re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
+        for method in rule.methods - {"HEAD", "OPTIONS"}:
+            routed.add((path, method.lower()))
+    documented = {(path, method) for path, ops in SPEC["paths"].items() for method in ops
+                  if method in {"get", "post", "put", "patch", "delete"}}
+    assert routed == documented
+
+
+def _schema(ref_or_schema: dict) -> dict:
+    """Resolve $refs and turn OpenAPI 3.0 ``nullable`` into JSON Schema."""
+    if "$ref" in ref_or_schema:
+        name = ref_or_schema["$ref"].rsplit("/", 1)[1]
+        return _schema(SPEC["components"]["schemas"][name])
+    out = {}
+    for k, v in ref_or_schema.items():
+        if k == "nullable":
+            continue
+        if isinstance(v, dict):
+            v = _schema(v) if k != "properties" else {p: _schema(s) for p, s in v.items()}
+        elif isinstance(v, list) and k in ("allOf", "oneOf", "anyOf"):
+            v = [_schema(x) for x in v]
+        out[k] = v
+    if ref_or_schema.get("nullable"):
+        out = {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
+def conforms(method: str, path_template: str, response) -> None:
+    op = SPEC["paths"][path_template][method]
+    status = str(response.status_code)
+    assert status in op["responses"], f"{method.upper()} {path_template} answered {status}, not in the contract"
+    spec = op["responses"][status]
+    content = spec.get("content")
+    if not content:
+        return
+    assert response.mimetype in content, (response.mimetype, list(content))
+    jsonschema.validate(response.get_json(), _schema(content[response.mimetype]["schema"]))
+
+
+def test_responses_of_a_played_game_conform_to_the_contract(client, integrator):
+    conforms("get", "/game-types", client.get("/game-types"))
+    r = client.post("/games", json={"game": "dalmuti", "players": list("abcde"), "options": {"hands": 1}},
+                    headers=integrator)
+    conforms("post", "/games", r)
+    g = r.get_json()
+    gid, toks = g["id"], tokens(g)
+    rng = random.Random(11)
+    conforms("post", "/games", client.post("/games", json={"game": "x", "players": []}, headers=integrator))
+    for step in range(400):
+        view = client.get(f"/games/{gid}", headers=bearer(toks[0]))
+        conforms("get", "/games/{game_id}", view)
+        if view.get_json()["finished"]:
+            break
+        seat = rng.choice(view.get_json()["to_act"])
+        lm = client.get(f"/games/{gid}/legal-moves", headers=bearer(toks[seat]))
+        conforms("get", "/games/{game_id}/legal-moves", lm)
+        if step % 25 == 0:
+            conforms("post", "/games/{game_id}/moves",
+                     client.post(f"/games/{gid}/moves", json={"type": "play", "cards": ["x"]},
+                                 headers=bearer(toks[seat])))
+        r = client.post(f"/games/{gid}/moves", json=rng.choice(lm.get_json()["moves"]), headers=bearer(toks[seat]))
+        conforms("post", "/games/{game_id}/moves", r)
+    conforms("get", "/games/{game_id}/events", client.get(f"/games/{gid}/events?after=3", headers=bearer(toks[1])))
+    conforms("get", "/games/{game_id}/replay", client.get(f"/games/{gid}/replay?version=4"))
+    conforms("get", "/games/{game_id}/audit", client.get(f"/games/{gid}/audit", headers=integrator))
+    conforms("get", "/games", client.get("/games?game=dalmuti", headers=integrator))
+    conforms("get", "/games/{game_id}", client.get("/games/nope"))
+    conforms("get", "/health", client.get("/health"))
