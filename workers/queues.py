@@ -8,38 +8,15 @@ import socket
 
 import redis
 from rq import SimpleWorker
-from rq.scheduler import SCHEDULER_KEY_TEMPLATE, SCHEDULER_LOCKING_KEY_TEMPLATE, RQScheduler
+from rq.scheduler import SCHEDULER_KEY_TEMPLATE, SCHEDULER_LOCKING_KEY_TEMPLATE
 
 from service.timers import QUEUES
-
-# How often the scheduler moves due jobs to their queue (RQ's default is 1 s).
-SCHEDULER_INTERVAL = float(os.environ.get("NAIPES_SCHEDULER_INTERVAL", "0.2"))
 
 log = logging.getLogger("naipes.worker")
 
 
 class NaipesWorker(SimpleWorker):
-    """RQ's in-process worker, whose scheduler polls every SCHEDULER_INTERVAL seconds."""
-
-    def _start_scheduler(self, burst=False, logging_level=None, date_format=None, log_format=None):
-        kwargs = {"logging_level": logging_level if logging_level is not None else self.log.level,
-                  "serializer": self.serializer, "interval": SCHEDULER_INTERVAL}
-        if date_format:
-            kwargs["date_format"] = date_format
-        if log_format:
-            kwargs["log_format"] = log_format
-        self.scheduler = RQScheduler(self.queues, connection=self.connection, **kwargs)
-        self.scheduler.acquire_locks()
-        if self.scheduler.acquired_locks:
-            if burst:
-                try:
-                    self.scheduler.register_birth()
-                    self.scheduler.enqueue_scheduled_jobs()
-                finally:
-                    self.scheduler.release_locks()
-                    self.scheduler.register_death()
-            else:
-                self.scheduler.start()
+    """RQ's in-process worker: no fork per job, so a due deadline runs at once."""
 
 
 def _alive(pid: int) -> bool:
