@@ -135,7 +135,8 @@ def _run_clocks(table: dict, module: Any, env: dict) -> None:
     now = epoch(env["time"])
     timing = table["timing"]
     turn = timing.get("turn_seconds") or 0.0
-    acting = set(module.to_act(table["state"])) if module.outcome(table["state"]) is None else set()
+    acting = {s for s in module.to_act(table["state"]) if isinstance(s, int)} \
+        if module.outcome(table["state"]) is None else set()
     actor = env.get("actor", "")
     mover = actor[5:] if actor.startswith("seat:") else None
     old = table["clock"]

@@ -6,6 +6,7 @@ Routes and workers call this module; it knows no HTTP and no game by name.
 from __future__ import annotations
 
 import hashlib
+import logging
 import hmac
 import secrets
 import threading
@@ -22,6 +23,8 @@ from domain import table as tables
 from domain.base import REVIEWER, SPECTATOR, RuleViolation
 from events.envelope import GENESIS, dumps, loads, now_iso, seal_batch, verify_chain, for_viewer
 from events.store import EventStore, VersionConflict
+
+log = logging.getLogger("naipes.application")
 
 MAX_RETRIES = 8
 INDEX = "naipes:games"            # sorted set: game id by creation time (ms)
@@ -207,11 +210,18 @@ class Naipes:
         return {"total": len(rows), "games": rows[offset:offset + limit]}
 
     # ------------------------------------------------------------ loading
-    def table(self, game_id: str, *, fresh: bool = False) -> dict:
-        if not fresh:
-            with self._lock:
-                cached = self._cache.get(game_id)
-            if cached is not None:
+    def table(self, game_id: str, *, fresh: bool = False, trust_cache: bool = False) -> dict:
+        """The game's table at its latest version.
+
+        Other processes append too (other web workers, RQ workers), so a read
+        checks the stored head version (one small round trip) and uses the
+        cached table only when it is current.  A move may ``trust_cache``: the
+        append script refuses it if the cache was behind, and it retries.
+        """
+        with self._lock:
+            cached = self._cache.get(game_id)
+        if cached is not None and not fresh:
+            if trust_cache or self.store.head(game_id)[0] == cached["version"]:
                 return cached
         raw = self.store.snapshot(game_id)
         if raw is not None:
@@ -249,7 +259,7 @@ class Naipes:
             prior = self.store.remember_response(game_id, idem)
             if prior is not None:
                 return self._replayed(prior, fingerprint)
-        table = self.table(game_id)
+        table = self.table(game_id, trust_cache=True)
         for attempt in range(MAX_RETRIES):
             if if_match is not None and table["version"] != if_match:
                 if attempt == 0:
@@ -343,7 +353,10 @@ class Naipes:
         if old is not None and (module.outcome(new["state"]) is not None) != (module.outcome(old["state"]) is not None):
             self._index(game_id, new)
         if self.scheduler is not None:
-            self.scheduler(old or {}, new, game_id)
+            try:
+                self.scheduler(old or {}, new, game_id)
+            except Exception:  # noqa: BLE001 - the move is stored; a lost timer must not fail it
+                log.exception("could not schedule the deadlines of game %s at version %s", game_id, new["version"])
         return None
 
     # ------------------------------------------------------------ timeouts

@@ -2,7 +2,7 @@
 
 After each append the application calls :func:`schedule`: every seat with a
 running clock gets a job at its deadline, with the id
-``deadline:<game>:<version>:<seat>``, unique to (game, version, seat); the
+``deadline-<game>-<version>-<seat>``, unique to (game, version, seat); the
 jobs of the previous version are removed.  A job that fires for a version
 the game has left meets a version conflict and does nothing.
 """
@@ -23,7 +23,7 @@ QUEUES = [TIMERS, DEFAULT]
 
 
 def job_id(game_id: str, version: int, seat: int | str) -> str:
-    return f"deadline:{game_id}:{version}:{seat}"
+    return f"deadline-{game_id}-{version}-{seat}"
 
 
 def attach_scheduler(service: Naipes) -> None:

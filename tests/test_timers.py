@@ -1,0 +1,154 @@
+"""Timed turns enforced by a real RQ worker process (with its scheduler) over real Redis."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from domain import table as tables
+from events.envelope import parse_time
+
+from .conftest import ROOT, bearer
+from .helpers import create, tokens
+
+
+def start_worker(redis_url: str) -> subprocess.Popen:
+    env = {**os.environ, "REDIS_URL": redis_url, "PYTHONPATH": str(ROOT), "NAIPES_LOG_LEVEL": "WARNING"}
+    return subprocess.Popen([sys.executable, "-m", "workers"], cwd=ROOT, env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the worker and its scheduler process, as a crash of the machine's process would."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+@pytest.fixture()
+def worker(redis_url):
+    proc = start_worker(redis_url)
+    yield proc
+    kill_group(proc)
+
+
+def wait_for(predicate, timeout: float, step: float = 0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return predicate()
+
+
+def timeouts(client, integrator, gid):
+    events = client.get(f"/games/{gid}/audit", headers=integrator).get_json()["events"]
+    return [e for e in events if e["type"] == tables.TURN_TIMED_OUT], events
+
+
+def test_a_silent_seat_is_timed_out_within_two_seconds_of_its_deadline(worker, client, integrator):
+    g = create(client, integrator, options={"turn_seconds": 1.0, "hands": 1})
+    view = client.get(f"/games/{g['id']}").get_json()
+    seat = view["to_act"][0]
+    deadline = parse_time(view["deadlines"][str(seat)])
+    found = wait_for(lambda: timeouts(client, integrator, g["id"])[0], timeout=6)
+    assert found, "no timeout was enforced"
+    first = found[0]
+    assert first["actor"] == "worker" and first["data"]["seat"] == seat
+    lateness = parse_time(first["time"]) - deadline
+    assert -0.01 <= lateness <= 2.0, lateness
+    # the timeout move is one the rules allow (Dalmuti: the leader plays its worst single card)
+    _, events = timeouts(client, integrator, g["id"])
+    after = events[events.index(first) + 1]
+    assert after["actor"] == "worker" and after["type"] not in (tables.TURN_TIMED_OUT,)
+    assert first["data"]["move"]["type"] in ("play", "pass", "give_taxes", "decline_revolution",
+                                             "decline_exchange", "place_newcomer")
+
+
+def test_a_seat_that_moves_in_time_is_never_timed_out(worker, client, integrator):
+    g = create(client, integrator, options={"turn_seconds": 1.5, "hands": 1})
+    toks = tokens(g)
+    end = time.monotonic() + 4
+    while time.monotonic() < end:
+        view = client.get(f"/games/{g['id']}").get_json()
+        for seat in view["to_act"]:
+            move = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(toks[seat])).get_json()["moves"][0]
+            client.post(f"/games/{g['id']}/moves", json=move, headers=bearer(toks[seat]))
+        time.sleep(0.2)
+    assert timeouts(client, integrator, g["id"])[0] == []
+
+
+def test_stale_and_duplicate_jobs_append_nothing(client, integrator, service):
+    g = create(client, integrator, options={"turn_seconds": 30})
+    view = client.get(f"/games/{g['id']}").get_json()
+    seat, version = view["to_act"][0], view["version"]
+    assert service.enforce_deadline(g["id"], version - 1, seat) is False  # stale: scheduled for an older version
+    assert service.enforce_deadline(g["id"], version, seat) is True
+    assert service.enforce_deadline(g["id"], version, seat) is False  # fired twice
+    found, events = timeouts(client, integrator, g["id"])
+    assert len(found) == 1 and events[-1]["version"] == client.get(f"/games/{g['id']}").get_json()["version"]
+
+
+def test_killed_worker_then_a_new_one_still_enforces_the_deadline_once(redis_url, client, integrator):
+    first = start_worker(redis_url)
+    time.sleep(1.0)  # let it take the scheduler lock
+    g = create(client, integrator, options={"turn_seconds": 2.0, "hands": 1})
+    view = client.get(f"/games/{g['id']}").get_json()
+    seat, version = view["to_act"][0], view["version"]
+    kill_group(first)
+    time.sleep(2.5)  # the deadline passes with no worker alive
+    second = start_worker(redis_url)
+    try:
+        found = wait_for(lambda: [t for t in timeouts(client, integrator, g["id"])[0]
+                                  if t["version"] == version + 1], timeout=8)
+        assert found and found[0]["data"]["seat"] == seat
+        time.sleep(1.5)
+        again = [t for t in timeouts(client, integrator, g["id"])[0] if t["data"]["seat"] == seat
+                 and t["prev_hash"] == found[0]["prev_hash"]]
+        assert len(again) == 1
+    finally:
+        kill_group(second)
+
+
+def test_a_match_where_every_seat_stays_silent_finishes_by_timeouts(worker, client, integrator, service):
+    g = create(client, integrator, players=["a", "b", "c", "d"],
+               options={"turn_seconds": 0.3, "absent_after": 1, "hands": 2})
+    final = wait_for(lambda: (v := client.get(f"/games/{g['id']}").get_json())["finished"] and v, timeout=30,
+                     step=0.2)
+    assert final, "the silent match did not finish"
+    found, events = timeouts(client, integrator, g["id"])
+    assert found and all(e["actor"] in ("worker", "system", "integrator") for e in events)
+    assert sorted(final["absent"]) == [0, 1, 2, 3]
+    replayed = tables.fold(events)
+    assert replayed["version"] == final["version"]
+    assert service.state_view(g["id"], service.viewer(None, None), replayed)["result"] == final["result"]
+
+
+def test_views_show_deadlines_and_time_banks(client, integrator):
+    g = create(client, integrator, options={"turn_seconds": 5, "bank_seconds": 20, "increment_seconds": 2})
+    view = client.get(f"/games/{g['id']}").get_json()
+    assert set(view["deadlines"]) == {str(s) for s in view["to_act"]}
+    assert view["bank"] == {str(s): 20.0 for s in range(5)}
+    seat = view["to_act"][0]
+    deadline = parse_time(view["deadlines"][str(seat)])
+    assert 24 <= deadline - parse_time(view["updated_at"]) <= 25.01  # turn time plus the bank
+    toks = tokens(g)
+    lm = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(toks[seat])).get_json()
+    assert lm["deadline"] == view["deadlines"][str(seat)]
+    client.post(f"/games/{g['id']}/moves", json=lm["moves"][0], headers=bearer(toks[seat]))
+    after = client.get(f"/games/{g['id']}").get_json()
+    assert after["bank"][str(seat)] == 22.0  # moved within turn_seconds: bank kept, increment added
+
+
+def test_timing_options_are_validated(client, integrator):
+    r = client.post("/games", json={"game": "dalmuti", "players": list("abcd"), "options": {"turn_seconds": -1}},
+                    headers=integrator)
+    assert r.status_code == 422 and "turn_seconds" in r.get_json()["detail"]
