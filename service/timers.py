@@ -2,7 +2,7 @@
 
 After each append the application calls :func:`schedule`: every seat with a
 running clock gets a job at its deadline, with the id
-``deadline-<game>-<version>-<seat>``, unique to (game, version, seat); the
+``deadline-<ms>-<game>-<version>-<seat>``, unique to (game, version, seat); the
 jobs of the previous version are removed.  A job that fires for a version
 the game has left meets a version conflict and does nothing.
 """
@@ -22,8 +22,11 @@ DEFAULT = "naipes-default"
 QUEUES = [TIMERS, DEFAULT]
 
 
-def job_id(game_id: str, version: int, seat: int | str) -> str:
-    return f"deadline-{game_id}-{version}-{seat}"
+def job_id(game_id: str, version: int, seat: int | str, deadline: float) -> str:
+    """Unique to (game, version, seat); it starts with the deadline's milliseconds
+    so that jobs due in the same second (RQ schedules in whole seconds) run in
+    the order of their deadlines."""
+    return f"deadline-{int(deadline * 1000) % 1000:03d}-{game_id}-{version}-{seat}"
 
 
 def attach_scheduler(service: Naipes) -> None:
@@ -36,8 +39,10 @@ def attach_scheduler(service: Naipes) -> None:
         if not old_clock and not new_clock:
             return
         pipe = service.redis.pipeline(transaction=False)
-        for seat in old_clock:
-            stale = job_id(game_id, old["version"], seat)
+        for seat, entry in old_clock.items():
+            if entry.get("deadline") is None:
+                continue
+            stale = job_id(game_id, old["version"], seat, entry["deadline"])
             pipe.zrem(registry.key, stale)
             pipe.delete(Job.key_for(stale))
         for seat, entry in new_clock.items():
@@ -48,7 +53,7 @@ def attach_scheduler(service: Naipes) -> None:
                 datetime.fromtimestamp(deadline, timezone.utc),
                 "workers.jobs.enforce_deadline",
                 game_id, new["version"], int(seat), deadline,
-                job_id=job_id(game_id, new["version"], seat),
+                job_id=job_id(game_id, new["version"], seat, deadline),
                 result_ttl=60, failure_ttl=24 * 3600, pipeline=pipe,
             )
         pipe.execute()
