@@ -299,6 +299,31 @@ class Naipes:
             return response
         raise ProblemError(409, "Too much contention", "the game kept changing; try again", "contention")
 
+    def join(self, game_id: str, player: str) -> dict:
+        """A newcomer joins a running game (where its rules allow); returns its seat token once."""
+        for _ in range(MAX_RETRIES):
+            table = self.table(game_id, fresh=True)
+            self._check_open(table)
+            module = registry.get(table["game"])
+            try:
+                decided = module.decide(table["state"], {"type": "join", "seat": None, "player": player,
+                                                         "seed": secrets.randbits(63)})
+            except RuleViolation as exc:
+                raise _rule_problem(exc) from None
+            envs = seal_batch(game_id, table["version"], table["hash"], decided, actor="integrator",
+                              time=now_iso(), rules=table["rules"])
+            new_table = tables.fold(envs, table)
+            seat = len(_players(new_table)) - 1
+            token = f"st_{secrets.token_urlsafe(24)}"
+            try:
+                self._commit(game_id, table, new_table, envs)
+            except VersionConflict:
+                continue
+            self.store.set_tokens(game_id, {token_hash(token): seat})
+            self._index(game_id, new_table)
+            return {"version": new_table["version"], "seat": seat, "player": player, "token": token}
+        raise ProblemError(409, "Too much contention", "the game kept changing; try again", "contention")
+
     def _is_fresh(self, game_id: str, table: dict) -> bool:
         version, _ = self.store.head(game_id)
         return version == table["version"]

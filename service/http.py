@@ -193,6 +193,18 @@ class Game(MethodView):
         return json_response(view, headers={"ETag": etag})
 
 
+@blp.route("/games/<game_id>/players")
+class Players(MethodView):
+    @blp.arguments(s.JoinSchema)
+    @blp.response(201, s.JoinedSchema)
+    @errors(401, 404, 409, 422)
+    @blp.doc(security=INTEGRATOR, operationId="joinGame",
+             summary="A newcomer joins a running game where its options allow it (Dalmuti: allow_joining)")
+    def post(self, body, game_id):
+        require_integrator()
+        return json_response(app_service().join(game_id, body["player"]), 201)
+
+
 @blp.route("/games/<game_id>/legal-moves")
 class LegalMoves(MethodView):
     @blp.response(200, s.LegalMovesSchema)

@@ -199,3 +199,15 @@ class AuditSchema(ma.Schema):
 class HealthSchema(ma.Schema):
     status = fields.String(required=True)
     redis = fields.Boolean(required=True)
+
+
+class JoinSchema(ma.Schema):
+    player = fields.String(required=True, validate=validate.Length(min=1, max=64),
+                           metadata={"description": "The newcomer's name", "example": "flor"})
+
+
+class JoinedSchema(ma.Schema):
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    player = fields.String(required=True)
+    token = fields.String(required=True, metadata={"description": "The new seat's bearer token; shown only once"})

@@ -255,3 +255,36 @@ def test_openapi_is_served(client):
     r = client.get("/openapi.yaml")
     assert r.status_code == 200 and b"openapi: 3.0.3" in r.data
     assert client.get("/openapi.json").get_json()["info"]["title"] == "naipes"
+
+
+def test_a_newcomer_joins_at_the_next_hand_as_a_merchant_placed_by_the_greater_dalmuti(client, integrator):
+    """Seed 004, INCORPORARSE A UNA PARTIDA EN MARCHA: newcomers join at the start of a hand as Merchants,
+    the Greater Dalmuti choosing their position."""
+    g = create(client, integrator, players=list("abcd"), options={"allow_joining": True, "hands": 2})
+    problem(client.post(f"/games/{g['id']}/players", json={"player": "eve"}), 401)
+    r = client.post(f"/games/{g['id']}/players", json={"player": "eve"}, headers=integrator)
+    assert r.status_code == 201, r.get_json()
+    joined = r.get_json()
+    assert joined["seat"] == 4
+    view = client.get(f"/games/{g['id']}", headers=bearer(joined["token"])).get_json()
+    assert view["viewer"] == {"kind": "seat", "seat": 4} and view["state"]["hand"] == []
+    assert 4 in view["state"]["newcomers"]
+    problem(client.post(f"/games/{g['id']}/players", json={"player": "eve"}, headers=integrator), 422)
+    closed = create(client, integrator, players=list("abcd"))
+    assert problem(client.post(f"/games/{closed['id']}/players", json={"player": "x"}, headers=integrator),
+                   422)["rule"] == "joining-disabled"
+    # play on: the new seat is placed by the Greater Dalmuti and is dealt cards in hand 2
+    toks = {**tokens(g), 4: joined["token"]}
+    rng = random.Random(8)
+    for _ in range(3000):
+        v = client.get(f"/games/{g['id']}", headers=integrator).get_json()
+        if v["state"]["hand_no"] == 2 and v["state"]["phase"] != "placing":
+            break
+        seat = rng.choice(v["to_act"])
+        moves = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(toks[seat])).get_json()["moves"]
+        if v["state"]["phase"] == "placing":
+            assert seat == v["state"]["order"][0] and all(m["type"] == "place_newcomer" for m in moves)
+        client.post(f"/games/{g['id']}/moves", json=rng.choice(moves), headers=bearer(toks[seat]))
+    order = v["state"]["order"]
+    assert 4 in order and order.index(4) not in (0, 1, len(order) - 2, len(order) - 1)
+    assert len(v["state"]["hands"][4]) > 0
