@@ -1,0 +1,237 @@
+"""Random bots play complete matches of El Gran Dalmuti (domain/dalmuti.py).
+
+1,000 matches (4..8 players mostly, a few larger tables, 1..3 hands, every
+option mixed at random).  Bots pick a seat among ``to_act`` and a move
+uniformly among its ``legal_moves``; every command carries a seed drawn from
+the bot's seeded generator, so each match is reproducible from its number.
+
+Checked on every event / state / hand (see each helper's docstring for the rule):
+cards are conserved, the deal and the taxes move the right cards, tricks obey
+count and rank, each hand ends within a bounded number of moves, the next
+order is the order of going out, points follow the scoring rule, the fold is
+pure and states survive a JSON round trip, ``timeout_move`` is always legal,
+and (in every tenth match) every legal move is accepted by ``decide``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+
+from domain import dalmuti as D
+from domain.base import RuleViolation
+
+MATCHES = 1000
+CHUNKS = 10
+MAX_MOVES_PER_HAND = 4000
+
+
+def random_setup(r: random.Random) -> tuple[int, dict]:
+    n = r.randint(9, 16) if r.random() < 0.04 else r.choice([4, 4, 5, 5, 6, 6, 7, 8])
+    opts = {
+        "hands": r.randint(1, 3),
+        "first_deal_revolution": r.random() < 0.3,
+        "reduced_deck": r.random() < 0.5,
+        "scoring": r.random() < 0.7,
+        "philanthropic_scoring": r.random() < 0.5,
+        "merchant_exchange": r.random() < 0.6,
+        "allow_joining": r.random() < 0.25,
+    }
+    return n, opts
+
+
+def in_hand(state: dict) -> int:
+    """Cards held by the seats of this hand plus cards played: must equal the deck size."""
+    return sum(len(state["hands"][s]) for s in state["order"]) + state["discards"]
+
+
+def check_event(before: dict, ev: dict, after: dict, seen: Counter, expect_order: list | None) -> None:
+    t = ev["type"]
+    seen[t] += 1
+    d = ev["data"]
+    if t == "HandDealt":
+        # Seed 004, EL MAZO / EL REPARTO (+ Mazos reducidos): the whole deck, one at a time from the GD
+        order = d["order"]
+        n = len(order)
+        deck = D.deck_for(n, before["options"]["reduced_deck"])
+        dealt = sorted(c for part in ev["private"].values() for c in part["hand"])
+        assert dealt == deck
+        assert d["deck_size"] == len(deck) == sum(d["sizes"]) in (80, 68, 57)
+        if before["options"]["reduced_deck"] and n in (4, 5):
+            assert d["deck_size"] == (57 if n == 4 else 68)
+        else:
+            assert d["deck_size"] == 80
+        by_pos = [d["sizes"][s] for s in order]
+        assert by_pos == sorted(by_pos, reverse=True) and by_pos[0] - by_pos[-1] <= 1
+        assert d["dealer"] == order[-1]
+        if expect_order is not None:
+            # Seed 004, SALIR + INCORPORARSE: the order of going out, newcomers placed among the Merchants
+            assert [s for s in order if s in expect_order] == expect_order
+            for i, s in enumerate(order):
+                if s not in expect_order:
+                    assert 2 <= i <= n - 3
+        if after["phase"] == "revolution":
+            holder = after["jesters_seat"]
+            assert after["hands"][holder].count(13) == 2
+    elif t == "TaxesPaid":
+        # Seed 004, IMPUESTOS: GP's two best to the GD, GD's chosen two to the GP; LP/LD one card
+        order = before["order"]
+        gd, ld, lp, gp = order[0], order[1], order[-2], order[-1]
+        p = ev["private"]
+        assert p[str(gp)]["gave"] == sorted(before["hands"][gp])[:2]
+        assert p[str(lp)]["gave"] == sorted(before["hands"][lp])[:1]
+        assert p[str(gd)]["received"] == p[str(gp)]["gave"] and p[str(gp)]["received"] == p[str(gd)]["gave"]
+        assert p[str(ld)]["received"] == p[str(lp)]["gave"] and p[str(lp)]["received"] == p[str(ld)]["gave"]
+        assert p[str(gd)]["gave"] == before["tax_chosen"][str(gd)]
+        assert p[str(ld)]["gave"] == before["tax_chosen"][str(ld)]
+        gp_hand = before["hands"][gp]
+        if sum(1 for c in gp_hand if c != 13) >= 2:
+            assert 13 not in p[str(gp)]["gave"]  # jesters are the worst cards for taxes
+        for s in (gd, ld, lp, gp):
+            part = p[str(s)]
+            assert Counter(after["hands"][s]) == Counter(before["hands"][s]) - Counter(part["gave"]) + Counter(
+                part["received"])
+        for s in order[2:-2]:
+            assert after["hands"][s] == before["hands"][s]
+        assert before["revolution"] is None
+        assert "gave" not in json.dumps(d)
+    elif t == "MerchantsExchanged":
+        # Seed 004, Cambios entre comerciantes: one random card each way, between two Merchants
+        merchants = before["order"][2:-2]
+        assert d["seat"] == before["order"][2] and d["with"] in merchants and d["with"] != d["seat"]
+        for s in (d["seat"], d["with"]):
+            assert len(after["hands"][s]) == len(before["hands"][s])
+        a, b = ev["private"][str(d["seat"])], ev["private"][str(d["with"])]
+        assert a["gave"] == b["received"] and a["received"] == b["gave"]
+    elif t == "Played":
+        # Seed 004, LA PARTIDA / LOS BUFONES: one rank (jesters join), same count, better rank
+        rank = D.set_rank(d["cards"])
+        assert rank is not None and rank == d["rank"]
+        trick = before["trick"]
+        if trick is not None:
+            assert len(d["cards"]) == trick["count"] and rank < trick["rank"]
+        assert Counter(after["hands"][d["seat"]]) == Counter(before["hands"][d["seat"]]) - Counter(d["cards"])
+        holders = sum(1 for s in before["order"] if before["hands"][s])
+        assert d["out"] == (not after["hands"][d["seat"]])
+        assert d["points"] == (holders - 1 if d["out"] else 0)
+    elif t == "Passed":
+        assert before["trick"] is not None
+    elif t == "TrickEnded":
+        # Seed 004, LA PARTIDA / SALIR: the last player leads, or the next holder clockwise
+        winner = d["winner"]
+        if before["hands"][winner]:
+            assert d["leader"] == winner
+        else:
+            order = before["order"]
+            i = order.index(winner)
+            nxt = next(order[(i + k) % len(order)] for k in range(1, len(order)) if before["hands"][order[(i + k) % len(order)]])
+            assert d["leader"] == nxt
+    elif t == "HandEnded":
+        order = before["order"]
+        n = len(order)
+        assert in_hand(before) == before["deck_size"]
+        left = [s for s in order if before["hands"][s]]
+        assert len(left) == 1
+        out = d["out_order"]
+        assert out == before["out_order"] + left and sorted(out) == sorted(order)
+        assert d["order"] == out == after["order"]
+        bonus = d["bonus"]
+        if before["options"]["philanthropic_scoring"]:
+            assert bonus[order[0]] == (1 if out.index(order[-1]) < n - 1 else 0)
+            assert bonus[order[1]] == (1 if out.index(order[-2]) < n - 2 else 0)
+        else:
+            assert not any(bonus)
+        for i, s in enumerate(out):
+            assert d["points"][s] == n - 1 - i + bonus[s]
+        assert d["scores"] == [a + b for a, b in zip(before["scores"], bonus)]
+    elif t == "MatchEnded":
+        assert after["hand_no"] == before["hands_total"]
+
+
+def play_match(index: int, *, all_moves: bool, seen: Counter) -> None:
+    r = random.Random(1_000_003 * index + 17)
+    n, opts = random_setup(r)
+    players = [f"bot{i}" for i in range(n)]
+    st0 = D.initial_state(players, opts)
+    st = st0
+    log: list[dict] = []
+    expect_order: list | None = None
+    moves_this_hand = 0
+    totals = [0] * n
+
+    def apply(events: list[dict]) -> None:
+        nonlocal st, expect_order, moves_this_hand, totals
+        for ev in events:
+            before = st
+            st = D.evolve(st, ev)
+            log.append(ev)
+            check_event(before, ev, st, seen, expect_order)
+            if st["phase"] in ("revolution", "taxes", "play"):
+                assert in_hand(st) == st["deck_size"]
+            if ev["type"] == "HandDealt":
+                expect_order = None
+                moves_this_hand = 0
+            elif ev["type"] == "HandEnded":
+                expect_order = list(ev["data"]["order"])
+                totals = list(st["scores"])
+                # the fold is pure and states are plain JSON
+                assert json.loads(json.dumps(st)) == st
+        if any(e["type"] == "HandEnded" for e in events):
+            refold = st0
+            for e in log:
+                refold = D.evolve(refold, e)
+            assert refold == st
+
+    apply(D.decide(st, {"type": "start", "seat": None, "seed": r.getrandbits(63)}))
+    while D.outcome(st) is None:
+        if opts["allow_joining"] and len(st["players"]) < D.MAX_PLAYERS and r.random() < 0.02:
+            apply(D.decide(st, {"type": "join", "seat": None, "player": f"new{len(st['players'])}",
+                                "seed": r.getrandbits(63)}))
+            continue
+        acting = D.to_act(st)
+        assert acting
+        for seat in acting:
+            moves = D.legal_moves(st, seat)
+            assert moves
+            assert D.timeout_move(st, seat) in moves
+            if all_moves:
+                for m in moves:
+                    D.decide(st, {**m, "seat": seat, "seed": 5})
+        idle = [s for s in st["order"] if s not in acting]
+        if idle:
+            with pytest.raises(RuleViolation):
+                D.decide(st, {"type": "pass", "seat": r.choice(idle), "seed": 5})
+        seat = r.choice(acting)
+        m = r.choice(D.legal_moves(st, seat))
+        apply(D.decide(st, {**m, "seat": seat, "seed": r.getrandbits(63)}))
+        moves_this_hand += 1
+        assert moves_this_hand < MAX_MOVES_PER_HAND, "a hand did not end"
+    out = D.outcome(st)
+    assert out["hands_played"] == opts["hands"] and out["scores"] == totals
+    assert sorted(out["ranking"]) == list(range(len(st["players"])))
+    assert out["winners"] == out["ranking"][:1] and out["last_order"] == st["order"]
+    if opts["scoring"]:
+        ranked = [out["scores"][s] for s in out["ranking"]]
+        assert ranked == sorted(ranked, reverse=True)
+    else:
+        assert out["ranking"][: len(st["order"])] == st["order"]
+    assert json.loads(json.dumps(st)) == st
+    seen["matches"] += 1
+    seen[f"players-{min(n, 9)}"] += 1
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_random_bot_matches(chunk):
+    """Seed 004 as a whole: 100 random complete matches per chunk obey every invariant (1,000 in all)."""
+    seen: Counter = Counter()
+    per = MATCHES // CHUNKS
+    for i in range(chunk * per, (chunk + 1) * per):
+        play_match(i, all_moves=(i % 10 == 0), seen=seen)
+    assert seen["matches"] == per
+    # the random mix reaches the interesting rules in every chunk
+    for t in ("HandDealt", "TaxesPaid", "MerchantsExchanged", "ExchangeDeclined", "RevolutionDeclared",
+              "TrickEnded", "HandEnded", "MatchEnded", "PlayerJoined", "NewcomerPlaced"):
+        assert seen[t] > 0, t
