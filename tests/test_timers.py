@@ -57,13 +57,11 @@ def timeouts(client, integrator, gid):
 def test_a_silent_seat_is_timed_out_within_two_seconds_of_its_deadline(worker, client, integrator):
     g = create(client, integrator, options={"turn_seconds": 1.0, "hands": 1})
     view = client.get(f"/games/{g['id']}").get_json()
-    seat = view["to_act"][0]
-    deadline = parse_time(view["deadlines"][str(seat)])
     found = wait_for(lambda: timeouts(client, integrator, g["id"])[0], timeout=6)
     assert found, "no timeout was enforced"
     first = found[0]
-    assert first["actor"] == "worker" and first["data"]["seat"] == seat
-    lateness = parse_time(first["time"]) - deadline
+    assert first["actor"] == "worker" and first["data"]["seat"] in view["to_act"]
+    lateness = parse_time(first["time"]) - parse_time(view["deadlines"][str(first["data"]["seat"])])
     assert -0.01 <= lateness <= 2.0, lateness
     # the timeout move is one the rules allow (Dalmuti: the leader plays its worst single card)
     _, events = timeouts(client, integrator, g["id"])
@@ -102,18 +100,18 @@ def test_killed_worker_then_a_new_one_still_enforces_the_deadline_once(redis_url
     time.sleep(1.0)  # let it take the scheduler lock
     g = create(client, integrator, options={"turn_seconds": 2.0, "hands": 1})
     view = client.get(f"/games/{g['id']}").get_json()
-    seat, version = view["to_act"][0], view["version"]
+    acting, version = set(view["to_act"]), view["version"]
     kill_group(first)
     time.sleep(2.5)  # the deadline passes with no worker alive
     second = start_worker(redis_url)
     try:
         found = wait_for(lambda: [t for t in timeouts(client, integrator, g["id"])[0]
                                   if t["version"] == version + 1], timeout=8)
-        assert found and found[0]["data"]["seat"] == seat
+        assert found and found[0]["data"]["seat"] in acting
         time.sleep(1.5)
-        again = [t for t in timeouts(client, integrator, g["id"])[0] if t["data"]["seat"] == seat
-                 and t["prev_hash"] == found[0]["prev_hash"]]
-        assert len(again) == 1
+        every = timeouts(client, integrator, g["id"])[0]
+        links = [(t["data"]["seat"], t["prev_hash"]) for t in every]
+        assert len(links) == len(set(links))  # no deadline enforced twice
     finally:
         kill_group(second)
 

@@ -6,10 +6,13 @@ import logging
 import os
 import socket
 import time
+from datetime import timezone
 
 import redis
 from rq import SimpleWorker
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, SCHEDULER_LOCKING_KEY_TEMPLATE, RQScheduler
+
+from rq.utils import utcparse
 
 from service.timers import QUEUES
 
@@ -64,22 +67,31 @@ class NaipesWorker(SimpleWorker):
 
 
 def _alive(pid: int) -> bool:
+    """Whether a process of this host runs (a zombie does not)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
         return False
-    except PermissionError:
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
         return True
-    return True
+
+
+STALE_AFTER = 5.0  # seconds without a heartbeat (the scheduler beats every second)
 
 
 def recover_scheduler_lock(client: redis.Redis) -> list[str]:
-    """Release scheduler locks left by a scheduler that died on this host.
+    """Release scheduler locks left by a scheduler that died.
 
     RQ keeps a scheduler's lock for a minute after its last heartbeat; a
     worker killed with SIGKILL would otherwise leave deadlines unenforced
-    for that long.  Only locks whose holder ran on this host and whose
-    process is gone are released.  Returns the queues whose lock was freed.
+    for that long.  A lock is released when its holder has not beaten for
+    STALE_AFTER seconds, or ran on this host and its process is gone.
+    Returns the queues whose lock was freed.
     """
     freed = []
     host = socket.gethostname()
@@ -88,17 +100,16 @@ def recover_scheduler_lock(client: redis.Redis) -> list[str]:
         holder = client.get(lock)
         if holder is None:
             continue
-        meta = client.hgetall(SCHEDULER_KEY_TEMPLATE % holder.decode())
-        if not meta:
-            # no birth record: the holder died before registering, or its record expired
+        meta = {k.decode(): v.decode() for k, v in client.hgetall(SCHEDULER_KEY_TEMPLATE % holder.decode()).items()}
+        stale = not meta
+        if meta.get("last_heartbeat"):
+            beat = utcparse(meta["last_heartbeat"]).replace(tzinfo=timezone.utc).timestamp()
+            stale = stale or time.time() - beat > STALE_AFTER
+        if meta.get("hostname") == host and meta.get("pid", "0").isdigit() and int(meta["pid"]):
+            stale = stale or not _alive(int(meta["pid"]))
+        if stale and client.get(lock) == holder:
             client.delete(lock)
             freed.append(queue)
-            continue
-        if meta.get(b"hostname", b"").decode() == host:
-            pid = int(meta.get(b"pid", b"0") or 0)
-            if pid and not _alive(pid):
-                client.delete(lock)
-                freed.append(queue)
     if freed:
         log.warning("released scheduler locks of a dead scheduler: %s", ", ".join(freed))
     return freed
