@@ -283,7 +283,11 @@ class Naipes:
                               time=stamp, rules=table["rules"])
             new_table = tables.fold(envs, table)
             envs, new_table = self._auto_moves(game_id, envs, new_table, stamp)
-            response = {"version": new_table["version"], "events": [for_viewer(e, seat) for e in envs]}
+            module_after = registry.get(new_table["game"])
+            finished = module_after.outcome(new_table["state"]) is not None
+            response = {"version": new_table["version"], "events": [for_viewer(e, seat) for e in envs],
+                        "to_act": [] if finished else module_after.to_act(new_table["state"]),
+                        "finished": finished}
             try:
                 result = self._commit(game_id, table, new_table, envs, idempotency_key=idem,
                                       response=dumps({"fingerprint": fingerprint, "response": response}) if idem else None)

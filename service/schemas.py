@@ -159,6 +159,8 @@ class EventSchema(ma.Schema):
 class MoveResultSchema(ma.Schema):
     version = fields.Integer(required=True)
     events = fields.List(fields.Nested(EventSchema), required=True)
+    to_act = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that may act next"})
+    finished = fields.Boolean(required=True)
     replayed = fields.Boolean(metadata={"description": "True when this is the stored answer to a retried request"})
 
 

@@ -1,0 +1,44 @@
+"""Start the stack the benchmarks measure: embedded Redis and gunicorn apps."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from events.embedded import free_port  # noqa: E402
+
+API_KEY = "nk_bench"
+
+
+def machine() -> str:
+    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def gunicorn(app: str, redis_url: str, extra_env: dict | None = None) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": redis_url, "NAIPES_API_KEYS": API_KEY, "NAIPES_BIND": f"127.0.0.1:{port}",
+           "PYTHONPATH": str(ROOT), **(extra_env or {})}
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "gunicorn_conf.py"), app],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            requests.get(base + "/health", timeout=0.5)
+            return proc, base
+        except requests.RequestException:
+            time.sleep(0.05)
+    raise RuntimeError(f"gunicorn for {app} did not start")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]

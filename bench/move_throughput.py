@@ -1,0 +1,100 @@
+"""Move throughput: naipes against the bare Flask + Redis endpoint, in the same run.
+
+Concurrent clients play complete Dalmuti matches through gunicorn (the start
+command's configuration) and real Redis; every move is a real
+``POST /games/{id}/moves`` preceded by ``GET /games/{id}/legal-moves`` for the
+acting seat.  The bare app answers the same two requests (one Redis GET, then
+JSON parsing and one XADD) on the same gunicorn configuration.  Latency is of
+the POSTs; moves per second count POSTs over the whole run.
+
+    .venv/bin/python bench/move_throughput.py [--clients 8] [--seconds 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import threading
+import time
+
+import sys
+from pathlib import Path
+
+import requests
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import API_KEY, gunicorn, machine, percentile  # noqa: E402
+from events.embedded import EmbeddedRedis  # noqa: E402
+
+
+def naipes_client(base: str, stop: float, out: list, seed: int) -> None:
+    rng = random.Random(seed)
+    s = requests.Session()
+    auth = {"Authorization": f"Bearer {API_KEY}"}
+    while time.monotonic() < stop:
+        g = s.post(f"{base}/games", json={"game": "dalmuti", "players": [f"p{i}" for i in range(5)],
+                                          "options": {"hands": 1}}, headers=auth).json()
+        toks = {x["seat"]: {"Authorization": f"Bearer {x['token']}"} for x in g["seats"]}
+        to_act = s.get(f"{base}/games/{g['id']}").json()["to_act"]
+        while to_act and time.monotonic() < stop:
+            seat = rng.choice(to_act)
+            moves = s.get(f"{base}/games/{g['id']}/legal-moves", headers=toks[seat]).json()["moves"]
+            t0 = time.perf_counter()
+            r = s.post(f"{base}/games/{g['id']}/moves", json=rng.choice(moves), headers=toks[seat])
+            out.append(time.perf_counter() - t0)
+            body = r.json()
+            assert r.status_code == 201, body
+            to_act = body["to_act"]
+
+
+def bare_client(base: str, stop: float, out: list, seed: int) -> None:
+    s = requests.Session()
+    gid = f"g{seed}"
+    while time.monotonic() < stop:
+        s.get(f"{base}/games/{gid}/legal-moves")
+        t0 = time.perf_counter()
+        r = s.post(f"{base}/games/{gid}/moves", json={"type": "play", "cards": [7, 7, 13]})
+        out.append(time.perf_counter() - t0)
+        assert r.status_code == 201
+
+
+def drive(fn, base: str, clients: int, seconds: float) -> tuple[float, list[float]]:
+    samples: list[float] = []
+    stop = time.monotonic() + seconds
+    threads = [threading.Thread(target=fn, args=(base, stop, samples, i)) for i in range(clients)]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return len(samples) / (time.monotonic() - t0), samples
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--clients", type=int, nargs="+", default=[4, 8, 16])
+    ap.add_argument("--seconds", type=float, default=15)
+    args = ap.parse_args()
+    print(f"machine: {machine()}")
+    with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(tmp) as server:
+        app, app_base = gunicorn("service.app:create_app()", server.url)
+        bare, bare_base = gunicorn("bench.bare:app", server.url)
+        try:
+            for clients in args.clients:
+                rows = {}
+                for name, fn, base in (("naipes", naipes_client, app_base), ("bare", bare_client, bare_base)):
+                    rate, lat = drive(fn, base, clients, args.seconds)
+                    rows[name] = rate
+                    print(f"{clients:3d} clients  {name:6s}  {rate:8.1f} moves/s  p50 {percentile(lat, .5)*1000:6.2f} ms"
+                          f"  p99 {percentile(lat, .99)*1000:6.2f} ms  ({len(lat)} moves)")
+                print(f"{clients:3d} clients  ratio naipes/bare {rows['naipes'] / rows['bare']:.2f}")
+        finally:
+            for p in (app, bare):
+                p.terminate()
+                p.wait()
+
+
+if __name__ == "__main__":
+    main()
