@@ -5,6 +5,7 @@ Routes and workers call this module; it knows no HTTP and no game by name.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import hmac
@@ -138,15 +139,11 @@ class Naipes:
 
     @staticmethod
     def validate_options(game_type: str, options: dict) -> dict:
-        module = registry.get(game_type)
-        schema = dict(module.OPTIONS)
-        schema["properties"] = {**schema.get("properties", {}), **tables.TIMING_OPTIONS}
-        schema["additionalProperties"] = False
-        try:
-            jsonschema.validate(options, schema)
-        except jsonschema.ValidationError as exc:
-            where = ".".join(str(p) for p in exc.absolute_path) or "options"
-            raise ProblemError(422, "Invalid options", f"{where}: {exc.message}", "invalid-options") from None
+        schema, validator = _options_validator(game_type)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(options))
+        if error is not None:
+            where = ".".join(str(p) for p in error.absolute_path) or "options"
+            raise ProblemError(422, "Invalid options", f"{where}: {error.message}", "invalid-options")
         filled = {name: spec.get("default") for name, spec in schema["properties"].items()}
         filled.update(options)
         return filled
@@ -485,6 +482,17 @@ class Naipes:
             check = {**check, "ok": False, "broken_at": envs[-1]["version"] + 1,
                      "reason": "the log ends before the recorded head (events were removed from the end)"}
         return {"id": game_id, "version": head_version, "head_hash": head_hash, "chain": check, "events": envs}
+
+
+@functools.lru_cache(maxsize=None)
+def _options_validator(game_type: str):
+    """The JSON Schema of a game's options plus the timing options, compiled once."""
+    module = registry.get(game_type)
+    schema = dict(module.OPTIONS)
+    schema["properties"] = {**schema.get("properties", {}), **tables.TIMING_OPTIONS}
+    schema["additionalProperties"] = False
+    cls = jsonschema.validators.validator_for(schema)
+    return schema, cls(schema)
 
 
 def _rule_problem(exc: RuleViolation) -> ProblemError:
