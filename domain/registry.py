@@ -8,6 +8,9 @@ from types import ModuleType
 # game id -> module path; each module has the face described in domain.base
 GAME_MODULES = {
     "dalmuti": "domain.dalmuti",
+    "cego": "domain.cego",
+    "muerte": "domain.muerte",
+    "onion": "domain.onion",
 }
 
 _loaded: dict[str, ModuleType] = {}

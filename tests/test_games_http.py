@@ -1,10 +1,11 @@
 """Every registered game played to its end through the HTTP API over real Redis.
 
 For each game type other than Dalmuti (which has its own, deeper test), 50
-complete games by bots that know only legal-moves: every response to a seat
-carries private parts of that seat only, spectators none; the snapshot equals
-the fold from version 0 at every version reached by a move; replays agree
-with the fold.
+complete games (default options) by bots that know only legal-moves: every
+event sent to a seat carries private parts of that seat only, spectators none;
+no view of a seat or a spectator shows another seat's hand; the snapshot
+equals the fold from version 0 at every version reached by a move; the replay
+of the last version agrees with the fold.
 """
 
 from __future__ import annotations
@@ -20,18 +21,44 @@ from events.store import key
 from service.application import Viewer
 
 from .conftest import bearer
-from .helpers import create, tokens
+from .helpers import tokens
 
 GAMES = 50
 OTHER_GAMES = [g for g in registry.GAME_MODULES if g != "dalmuti"]
 
 
-def _players(module, rng: random.Random) -> list[str]:
+def _create(client, integrator, game: str, module, rng: random.Random) -> dict:
+    """A game with a random player count the game accepts (Muerte al rey wants even counts)."""
     for _ in range(100):
         n = rng.randint(module.MIN_PLAYERS, min(module.MAX_PLAYERS, module.MIN_PLAYERS + 6))
-        if getattr(module, "valid_player_count", lambda n: True)(n):
-            return [f"p{i}" for i in range(n)]
-    return [f"p{i}" for i in range(module.MIN_PLAYERS)]
+        r = client.post("/games", json={"game": game, "players": [f"p{i}" for i in range(n)]}, headers=integrator)
+        if r.status_code == 201:
+            return r.get_json()
+        assert r.status_code == 422 and r.get_json()["type"].endswith("cannot-start"), r.get_json()
+    raise AssertionError("no player count accepted")
+
+
+def _hand_fields(value, out: list, key: str = "") -> list:
+    """Every value stored under a key named 'hand' or 'hands', at any depth."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k in ("hand", "hands"):
+                out.append((k, v))
+            _hand_fields(v, out, k)
+    elif isinstance(value, list):
+        for v in value:
+            _hand_fields(v, out, key)
+    return out
+
+
+def check_no_hidden_hand(view: dict, viewer: int | None, hands: list[list]) -> None:
+    """A spectator sees no hand; a seat sees its own hand only (never the list of all hands)."""
+    fields = _hand_fields(view["state"], [])
+    if viewer is not None:
+        assert fields, "a seat's view shows its own hand"
+    for k, v in fields:
+        assert k == "hand" and viewer is not None, f"'{k}' shown to {viewer}"
+        assert sorted(map(str, v)) == sorted(map(str, hands[viewer])), f"a hand other than its own shown to {viewer}"
 
 
 @pytest.mark.parametrize("game", OTHER_GAMES)
@@ -40,17 +67,20 @@ def test_fifty_games_through_http(game, app, service, redis_client, integrator):
     client = app.test_client()
     rng = random.Random(hash(game) & 0xFFFF)
     for _ in range(GAMES):
-        g = create(client, integrator, game=game, players=_players(module, rng),
-                   options=getattr(module, "SHORT_MATCH", {}))
+        g = _create(client, integrator, game, module, rng)
         gid, toks = g["id"], tokens(g)
         snapshots = {}
         for _step in range(100_000):
             view = client.get(f"/games/{gid}").get_json()
             snapshots[view["version"]] = loads(redis_client.get(key(gid, "snap")))
-            assert "hands" not in view["state"] and "hand" not in view["state"]
+            hands = service.table(gid)["state"]["hands"]
+            check_no_hidden_hand(view, None, hands)
             if view["finished"]:
                 break
             seat = rng.choice(view["to_act"])
+            for viewer in {seat, rng.choice(list(toks))}:
+                seen = client.get(f"/games/{gid}", headers=bearer(toks[viewer])).get_json()
+                check_no_hidden_hand(seen, viewer, hands)
             moves = client.get(f"/games/{gid}/legal-moves", headers=bearer(toks[seat])).get_json()["moves"]
             r = client.post(f"/games/{gid}/moves", json=rng.choice(moves), headers=bearer(toks[seat]))
             assert r.status_code == 201, r.get_json()

@@ -1,0 +1,257 @@
+"""Cripple Mr Onion: the hand evaluator (pure, standard library only).
+
+A card is an int 0..103: ``pack = c // 52`` (0 French, 1 Spanish),
+``suit = c % 52 // 13`` (the paired flush suit: 0 clubs/swords, 1 spades/staves,
+2 hearts/cups, 3 diamonds/coins) and ``rank = c % 13 + 1`` (1 ace, 2..10,
+11 jack, 12 queen, 13 king).  Aces are worth 1 or 11 (chosen per grouping),
+tens and pictures 10.
+
+``best_arrangement(cards)`` sorts a hand into disjoint groupings so that its
+value (the list of grouping ranks, highest first) is as great as possible;
+``compare(a, b)`` compares two such values.  The ranks and every reading are in
+``docs/rules/onion.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DECK_SIZE = 104
+SUITS = (("clubs", "swords"), ("spades", "staves"), ("hearts", "cups"), ("diamonds", "coins"))
+RANK_NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}
+
+# grouping kinds, lowest to highest (multiple bagels merge into one grouping,
+# several picture+ace pairs into one Onion)
+KINDS = (
+    "bagel",
+    "double_bagel",
+    "triple_bagel",
+    "lesser_bagel",
+    "great_bagel",
+    "two_card_onion",
+    "broken_flush",
+    "three_card_onion",
+    "flush",
+    "four_card_onion",
+    "broken_royal",
+    "five_card_onion",
+    "royal",
+    "six_card_onion",
+    "wild_royal",  # only with wild eights (a modifier): never formed by the base game
+    "seven_card_onion",
+    "double_onion",
+    "triple_onion",
+    "lesser_onion",
+    "great_onion",
+)
+RANK = {k: i + 1 for i, k in enumerate(KINDS)}
+ONION_BY_SIZE = {2: RANK["two_card_onion"], 3: RANK["three_card_onion"], 4: RANK["four_card_onion"],
+                 5: RANK["five_card_onion"], 6: RANK["six_card_onion"], 7: RANK["seven_card_onion"]}
+BAGELS = (None, RANK["bagel"], RANK["double_bagel"], RANK["triple_bagel"], RANK["lesser_bagel"],
+          RANK["great_bagel"])
+ONIONS = (None, RANK["two_card_onion"], RANK["double_onion"], RANK["triple_onion"], RANK["lesser_onion"],
+          RANK["great_onion"])
+
+
+def rank_of(c: int) -> int:
+    return c % 13 + 1
+
+
+def suit_of(c: int) -> int:
+    return c % 52 // 13
+
+
+def pack_of(c: int) -> int:
+    return c // 52
+
+
+def value_of(c: int) -> int:
+    """Face value with an ace as 1 (it may also count 11)."""
+    r = c % 13 + 1
+    return 10 if r >= 10 else r
+
+
+def is_picture(c: int) -> bool:
+    return c % 13 + 1 >= 11
+
+
+def is_ace(c: int) -> bool:
+    return c % 13 == 0
+
+
+def card_name(c: int) -> str:
+    r = rank_of(c)
+    return f"{RANK_NAMES.get(r, str(r))} of {SUITS[suit_of(c)][pack_of(c)]}"
+
+
+def card(rank: int, suit: int = 0, pack: int = 0) -> int:
+    """The card id of ``rank`` (1..13) in paired suit ``suit`` (0..3) of pack ``pack`` (0 or 1)."""
+    return pack * 52 + suit * 13 + rank - 1
+
+
+def _can_sum(base: int, aces: int, lo: int, hi: int) -> bool:
+    """Some choice of aces (each +10 when worth 11) puts the total in [lo, hi]."""
+    return any(lo <= base + 10 * k <= hi for k in range(aces + 1))
+
+
+def classify(cards: list[int]) -> str | None:
+    """The best grouping kind these cards form as one grouping (bagels and
+    picture+ace pairs included), or None."""
+    n = len(cards)
+    if n < 2:
+        return None
+    base = sum(value_of(c) for c in cards)
+    aces = sum(1 for c in cards if is_ace(c))
+    ranks = sorted(rank_of(c) for c in cards)
+    best: str | None = None
+    if n == 2:
+        if aces == 1 and any(is_picture(c) for c in cards):
+            return "two_card_onion"  # a pontoon; several of them make an Onion
+        if _can_sum(base, aces, 21, 21):
+            return "two_card_onion"
+        if _can_sum(base, aces, 20, 20):
+            return "bagel"
+        return None
+    if n <= 7 and _can_sum(base, aces, 21, 21):
+        best = {3: "three_card_onion", 4: "four_card_onion", 5: "five_card_onion", 6: "six_card_onion",
+                7: "seven_card_onion"}[n]
+        if ranks == [7, 7, 7]:
+            return "royal"
+        if ranks == [6, 7, 8]:
+            return "broken_royal"
+    if _can_sum(base, aces, 16, 21):
+        counts = [0, 0, 0, 0]
+        for c in cards:
+            counts[suit_of(c)] += 1
+        top = max(counts)
+        kind = "flush" if top == n else "broken_flush" if top == n - 1 else None
+        if kind and (best is None or RANK[kind] > RANK[best]):
+            best = kind
+    return best
+
+
+# ------------------------------------------------------------------ search
+
+
+def _groupings(cards: list[int]) -> tuple[list[list[tuple[int, int]]], list[list[int]], list[list[int]]]:
+    """Per lowest card index: the (mask, rank) of every grouping other than
+    bagels and pontoons; and the masks of bagels and pontoons likewise."""
+    n = len(cards)
+    vals = [value_of(c) for c in cards]
+    ace = [is_ace(c) for c in cards]
+    pic = [is_picture(c) for c in cards]
+    others: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    bagels: list[list[int]] = [[] for _ in range(n)]
+    pontoons: list[list[int]] = [[] for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            m = (1 << i) | (1 << j)
+            if (ace[i] and pic[j]) or (ace[j] and pic[i]):
+                pontoons[i].append(m)
+                continue
+            s = vals[i] + vals[j]
+            if s == 20 or (s == 10 and (ace[i] or ace[j])):  # PP/TP/TT or 9 + ace as 11
+                bagels[i].append(m)
+            elif s == 11 and (ace[i] or ace[j]):  # T + A
+                others[i].append((m, RANK["two_card_onion"]))
+    for m in range(1, 1 << n):
+        if m & (m - 1) == 0 or bin(m).count("1") == 2:
+            continue
+        sub = [cards[k] for k in range(n) if m >> k & 1]
+        kind = classify(sub)
+        if kind is not None:
+            low = (m & -m).bit_length() - 1
+            others[low].append((m, RANK[kind]))
+    return others, bagels, pontoons
+
+
+def best_arrangement(cards: list[int]) -> dict[str, Any]:
+    """The best way to sort ``cards`` into groupings.
+
+    Returns ``{"value": [ranks, highest first], "groupings": [{"kind", "cards"}],
+    "unused": [cards]}``.
+    """
+    cards = sorted(cards)
+    n = len(cards)
+    others, bagels, pontoons = _groupings(cards)
+    memo: dict[int, dict[tuple[int, int], tuple[tuple[int, ...], tuple]]] = {}
+
+    def solve(mask: int) -> dict[tuple[int, int], tuple[tuple[int, ...], tuple]]:
+        """For the cards in ``mask``: per (pontoons, bagels) the best other ranks
+        (sorted high to low) and the groupings used, as (kind, mask) pairs."""
+        got = memo.get(mask)
+        if got is not None:
+            return got
+        if mask == 0:
+            res = {(0, 0): ((), ())}
+            memo[mask] = res
+            return res
+        low = (mask & -mask).bit_length() - 1
+        rest = mask & ~(1 << low)
+        res = dict(solve(rest))
+
+        def offer(key, ranks, groups):
+            cur = res.get(key)
+            if cur is None or ranks > cur[0]:
+                res[key] = (ranks, groups)
+
+        for gm, r in others[low]:
+            if gm & rest == gm ^ (1 << low):
+                for key, (ranks, groups) in solve(mask & ~gm).items():
+                    offer(key, tuple(sorted(ranks + (r,), reverse=True)), groups + ((r, gm),))
+        for gm in bagels[low]:
+            if gm & rest == gm ^ (1 << low):
+                for (p, b), (ranks, groups) in solve(mask & ~gm).items():
+                    offer((p, b + 1), ranks, groups + ((0, gm),))
+        for gm in pontoons[low]:
+            if gm & rest == gm ^ (1 << low):
+                for (p, b), (ranks, groups) in solve(mask & ~gm).items():
+                    offer((p + 1, b), ranks, groups + ((-1, gm),))
+        memo[mask] = res
+        return res
+
+    best_value: list[int] | None = None
+    best_groups: tuple = ()
+    best_pb = (0, 0)
+    for (p, b), (ranks, groups) in solve((1 << n) - 1).items():
+        value = list(ranks)
+        if p == 1:
+            value = sorted(value + [ONIONS[1]], reverse=True)
+        elif p >= 2:
+            value = [ONIONS[p]] + value
+        if b:
+            value = value + [BAGELS[b]]
+        if best_value is None or value > best_value:
+            best_value, best_groups, best_pb = value, groups, (p, b)
+    used = 0
+    out: list[dict[str, Any]] = []
+    p, b = best_pb
+    onion_cards: list[int] = []
+    bagel_cards: list[int] = []
+    for r, gm in best_groups:
+        used |= gm
+        members = [cards[k] for k in range(n) if gm >> k & 1]
+        if r == -1:
+            onion_cards += members
+        elif r == 0:
+            bagel_cards += members
+        else:
+            out.append({"kind": KINDS[r - 1], "rank": r, "cards": members})
+    if onion_cards:
+        r = ONIONS[p]
+        out.append({"kind": KINDS[r - 1], "rank": r, "cards": sorted(onion_cards)})
+    if bagel_cards:
+        r = BAGELS[b]
+        out.append({"kind": KINDS[r - 1], "rank": r, "cards": sorted(bagel_cards)})
+    out.sort(key=lambda g: (-g["rank"], g["cards"]))
+    return {
+        "value": best_value or [],
+        "groupings": out,
+        "unused": [cards[k] for k in range(n) if not used >> k & 1],
+    }
+
+
+def compare(a: list[int], b: list[int]) -> int:
+    """1 if value ``a`` beats ``b``, -1 if it loses, 0 for a tie (highest
+    grouping first, then down the line; a longer list beats its own prefix)."""
+    return (a > b) - (a < b)

@@ -1,0 +1,366 @@
+"""Rules of Cego (domain/cego.py).  Each docstring cites the part of the rules
+text (seed 003) it checks, or the reading chosen (docs/rules/cego.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from domain import cego as C
+from domain.base import RuleViolation, event
+
+NAMES = ["a", "b", "c", "d", "e"]
+T = lambda n: n  # noqa: E731  trump n
+D, H, S, K = 0, 1, 2, 3
+
+
+def card(s: int, i: int) -> int:
+    return 100 + 10 * s + i
+
+
+def fold(st, evs):
+    for e in evs:
+        st = C.evolve(st, e)
+    return st
+
+
+def move(st, seat, **m):
+    return fold(st, C.decide(st, {**m, "seat": seat, "seed": 1}))
+
+
+def rejects(st, command, rule, kind=None):
+    with pytest.raises(RuleViolation) as info:
+        C.decide(st, {"seed": 1, **command})
+    assert info.value.rule == rule, (info.value.rule, info.value.detail)
+    if kind:
+        assert info.value.kind == kind
+
+
+def dealt(hands: dict, blind: list, n=4, dealer=None, rounds=1, **opts):
+    """A state right after a crafted deal; active seats from mano (seat after the dealer)."""
+    st = C.initial_state(NAMES[:n], dict(rounds=rounds, **opts))
+    dealer = (n - 1) if dealer is None else dealer
+    active = [(dealer + 1 + i) % n for i in range(n) if (dealer + 1 + i) % n in hands]
+    return C.evolve(st, event("RoundDealt", {
+        "round": 1, "dealer": dealer, "cutter": (dealer - 1) % n, "mano": active[0], "active": active,
+        "sitting_out": dealer if dealer not in hands else None, "blind_size": len(blind),
+        "hand_size": len(hands[active[0]])}, {**{s: {"hand": sorted(h)} for s, h in hands.items()},
+                                             "nobody": {"blind": sorted(blind)}}))
+
+
+def split_deck(n_active=4):
+    deck = sorted(C.deck_for(n_active), key=C.strength, reverse=True)
+    return deck
+
+
+def test_deck_and_79_points():
+    """Seed 003, Cartas / Valores: 54 cards (22 trumps, 4x8 suit cards) counted in pairs less one = 79."""
+    deck = C.full_deck()
+    assert len(deck) == 54 and sum(1 for c in deck if C.is_trump(c)) == 22
+    assert C.count_points(deck) == 79
+    assert [C.value(c) for c in (C.JUGLAR, 21, 1, card(D, 0), card(D, 1), card(D, 2), card(D, 3), card(D, 4), 5)] \
+        == [5, 5, 5, 5, 4, 3, 2, 1, 1]
+    assert C.count_points([card(D, 0), card(D, 1)]) == 8
+    assert C.count_points([card(D, 0)]) == 5  # an odd card counts its value (reading)
+
+
+def test_three_player_deck():
+    """Seed 003, Nota (tres jugadores): 51 cards without 7 of clubs, 7 of spades, 4 of diamonds; 12 blind, 13 each."""
+    d = C.deck_for(3)
+    assert len(d) == 51 and {card(K, 7), card(S, 7), card(D, 7)}.isdisjoint(d)
+    st = fold(C.initial_state(NAMES[:3], {}), C.decide(C.initial_state(NAMES[:3], {}),
+                                                        {"type": "start", "seat": None, "seed": 5}))
+    assert len(st["blind"]) == 12 and all(len(h) == 13 for h in st["hands"])
+
+
+def test_card_order_and_tiebreak():
+    """Seed 003, Cartas: red K,Q,C,J,1..4; black K,Q,C,J,10..7; equal cards by suit diamonds, hearts, spades, clubs."""
+    assert C.label(card(D, 4)) == "1 of diamonds" and C.label(card(K, 4)) == "10 of clubs"
+    assert C.strength(card(D, 0)) > C.strength(card(H, 0)) > C.strength(card(S, 0)) > C.strength(card(K, 0))
+    assert C.strength(1) > C.strength(card(D, 0)) and C.strength(C.JUGLAR) > C.strength(21)
+
+
+def test_start_dealer_and_deal_four():
+    """Seed 003, Reparto: dealer by the highest card; 10 blind, 11 each; mano (dealer's right) speaks first."""
+    st0 = C.initial_state(NAMES[:4], {})
+    evs = C.decide(st0, {"type": "start", "seat": None, "seed": 9})
+    st = fold(st0, evs)
+    draws = evs[0]["data"]["draws"]
+    assert st["dealer"] == max(draws, key=lambda p: C.strength(p[1]))[0]
+    assert len(st["blind"]) == 10 and all(len(h) == 11 for h in st["hands"])
+    assert C.to_act(st) == [(st["dealer"] + 1) % 4] == [st["active"][0]]
+    assert "blind" not in evs[1]["data"]
+    assert evs[1]["private"]["nobody"]["blind"] == st["blind"]
+
+
+def test_five_players_dealer_sits_out():
+    """Seed 003, Reglas generales: with five the dealer sits out; option also with four (then 51 cards)."""
+    st0 = C.initial_state(NAMES, {})
+    st = fold(st0, C.decide(st0, {"type": "start", "seat": None, "seed": 3}))
+    assert st["sitting_out"] == st["dealer"] and st["dealer"] not in st["active"] and len(st["active"]) == 4
+    st0 = C.initial_state(NAMES[:4], {"dealer_sits_out_with_four": True})
+    st = fold(st0, C.decide(st0, {"type": "start", "seat": None, "seed": 3}))
+    assert len(st["active"]) == 3 and len(st["blind"]) == 12
+
+
+def solo_hand():
+    return [C.JUGLAR, 21, 20, 19, 18, 17, 16, 15, card(D, 0), card(D, 1), card(H, 0)]
+
+
+def test_solo_requirement():
+    """Seed 003, Solo: eight trumps, or seven with two above 17 and only two suits among the rest."""
+    assert C.solo_allowed(solo_hand())
+    seven = [C.JUGLAR, 21, 5, 6, 7, 8, 9, card(D, 0), card(D, 1), card(H, 0), card(H, 1)]
+    assert C.solo_allowed(seven)
+    assert not C.solo_allowed(seven[:-1] + [card(S, 0)])
+    assert not C.solo_allowed([2, 3, 4, 5, 6, 7, 9, card(D, 0), card(D, 1), card(H, 0), card(H, 1)])
+
+
+def four_hands():
+    deck = [c for c in C.full_deck()]
+    trumps = [c for c in deck if C.is_trump(c)]
+    suits = [c for c in deck if not C.is_trump(c)]
+    # seat 0 solo-able, seat 1 has trump 1
+    h0 = solo_hand()
+    rest = [c for c in deck if c not in h0]
+    h1 = [1] + [c for c in rest if not C.is_trump(c)][:10]
+    rest = [c for c in rest if c not in h1]
+    h2, h3, blind = rest[:11], rest[11:22], rest[22:]
+    assert trumps and suits and len(blind) == 10
+    return {0: h0, 1: h1, 2: h2, 3: h3}, blind
+
+
+def test_solo_ulti_calls_checked():
+    """Seed 003, Primera subasta / Solo / Ulti: Solo needs the hand; Ulti needs trump 1; out of turn is refused."""
+    hands, blind = four_hands()
+    st = dealt(hands, blind)
+    assert C.to_act(st) == [0]
+    rejects(st, {"type": "call", "call": "ulti", "seat": 0}, "ulti-needs-pagat")
+    rejects(st, {"type": "call", "call": "pass", "seat": 1}, "not-your-turn", "turn")
+    st = move(st, 0, type="call", call="pass")
+    rejects(st, {"type": "call", "call": "solo", "seat": 1}, "solo-needs-trumps")
+    st = move(st, 1, type="call", call="ulti")
+    assert st["phase"] == "play" and st["contract"]["game"] == "ulti" and C.to_act(st) == [1]
+
+
+def play_out(st):
+    while st["phase"] == "play":
+        seat = C.to_act(st)[0]
+        st = move(st, seat, **C.timeout_move(st, seat))
+    return st
+
+
+def test_solo_played_and_paid():
+    """Seed 003, Solo + Puntuación: the soloist counts the blind if it won a trick; factor 2 won, 1 lost."""
+    hands, blind = four_hands()
+    st = dealt(hands, blind)
+    st = move(st, 0, type="call", call="solo")
+    for s in (1, 2, 3):
+        st = move(st, s, type="call", call="pass")
+    assert st["contract"] == {"game": "solo", "challenger": 0, "gegensolo": False}
+    st = play_out(st)
+    r = st["last_round"]
+    assert r["challenger_points"] + r["defender_points"] == 79
+    f = 2 if r["challenger_won"] else 1
+    w = r["challenger_points"] if r["challenger_won"] else r["defender_points"]
+    assert r["amount"] == (w - 39) * f and r["payments"][0] == (3 if r["challenger_won"] else -3) * r["amount"]
+    assert sum(r["payments"]) == 0 and r["blind"] == sorted(blind)
+
+
+def test_gegensolo_leads_to_second_auction_then_cego_factor():
+    """Seed 003, Solo (Gegensolo) + Cego: the challenger of a Solo becomes mano of the second auction, declares
+    Cego if nobody plays Piccolo/Bettel, and Cego then has the Gegensolo factor (2)."""
+    hands, blind = four_hands()
+    st = dealt(hands, blind)
+    st = move(st, 0, type="call", call="solo")
+    st = move(st, 1, type="call", call="pass")
+    st = move(st, 2, type="call", call="gegensolo")
+    assert st["phase"] == "second_auction" and C.to_act(st) == [2]
+    for s in (2, 3, 0, 1):
+        st = move(st, s, type="call", call="pass")
+    assert st["contract"] == {"game": "cego", "challenger": 2, "gegensolo": True} and st["phase"] == "raise"
+    assert C.factor(st["contract"], True) == 2
+
+
+def to_raise_phase(st):
+    for s in list(st["speakers"]):
+        st = move(st, s, type="call", call="pass")
+    for s in list(st["speakers"]):
+        st = move(st, s, type="call", call="pass")
+    return st
+
+
+def test_cego_keep_two_discard_one_and_rauber_choice():
+    """Seed 003, Cego (juego normal) + Räuber: no raise -> the declarer may play Räuber; Cego keeps two, takes the
+    blind, discards one more; the Legage is hidden from others until scored."""
+    hands, blind = four_hands()
+    st = to_raise_phase(dealt(hands, blind))
+    assert st["contract"]["challenger"] == 0
+    for s in (1, 2, 3):
+        st = move(st, s, type="call", call="pass")
+    assert st["phase"] == "rauber_choice"
+    st = move(st, 0, type="call", call="cego")
+    st = move(st, 0, type="keep", cards=[C.JUGLAR, 21])
+    assert len(st["hands"][0]) == 12 and len(st["legage"]) == 9
+    rejects(st, {"type": "keep", "cards": [20], "seat": 0}, "wrong-step")
+    st = move(st, 0, type="discard", cards=[card(D, 7)] if card(D, 7) in st["hands"][0] else [st["hands"][0][0]])
+    assert len(st["hands"][0]) == 11 and len(st["legage"]) == 10
+    assert "legage" not in C.view(st, 1) and "legage" not in C.view(st, "spectator") and "legage" in C.view(st, 0)
+    st = play_out(st)
+    r = st["last_round"]
+    assert r["game"] == "cego" and r["challenger_points"] + r["defender_points"] == 79 and r["factor"] == 1
+
+
+def test_rauber_most_points_loses():
+    """Seed 003, Räuber: each alone, the player with most points pays 40 to each, double if it declared."""
+    hands, blind = four_hands()
+    st = to_raise_phase(dealt(hands, blind))
+    for s in (1, 2, 3):
+        st = move(st, s, type="call", call="pass")
+    st = move(st, 0, type="call", call="rauber")
+    st = play_out(st)
+    r = st["last_round"]
+    top = max(p for p in r["points"] if p is not None)
+    for lo in r["losers"]:
+        assert r["points"][lo] == top
+    if r["losers"] == [0]:
+        assert r["payments"][0] == -240
+    assert sum(r["payments"]) == 0
+
+
+def test_raises_one_level_and_factors():
+    """Seed 003, Cego raises + table: each raise is one level up; factors 1..6 (2..7 after a Gegensolo)."""
+    for i, lvl in enumerate(C.LEVELS):
+        assert C.factor({"game": lvl}, True) == i + 1
+        assert C.factor({"game": lvl, "gegensolo": True}, False) == i + 2
+    assert C.factor({"game": "solo"}, True) == 2 and C.factor({"game": "solo"}, False) == 1
+    hands, blind = four_hands()
+    st = to_raise_phase(dealt(hands, blind))
+    st = move(st, 1, type="call", call="raise")
+    assert st["contract"]["game"] == "eine" and st["contract"]["challenger"] == 1
+
+
+def test_gut_selbst_option():
+    """Seed 003, Regla opcional: the previous declarer accepts (gut) or plays the raised game itself (selbst)."""
+    hands, blind = four_hands()
+    st = to_raise_phase(dealt(hands, blind, gut_selbst=True))
+    st = move(st, 1, type="call", call="raise")
+    assert st["phase"] == "gut_selbst" and C.to_act(st) == [0]
+    st2 = move(st, 0, type="call", call="selbst")
+    assert st2["contract"]["game"] == "eine" and st2["contract"]["challenger"] == 0
+    st3 = move(st, 0, type="call", call="gut")
+    assert st3["contract"]["challenger"] == 1
+
+
+def test_fixed_payments():
+    """Seed 003, Puntuación: Ulti 80, Piccolo 40, Bettel 30 to or from each defender."""
+    assert C.FIXED == {"ulti": 80, "piccolo": 40, "bettel": 30}
+    hands, blind = four_hands()
+    for game in ("piccolo", "bettel"):
+        st = dealt(hands, blind)
+        for s in (0, 1, 2, 3):
+            st = move(st, s, type="call", call="pass")
+        st = move(st, 0, type="call", call=game)
+        st = play_out(st)
+        r = st["last_round"]
+        tw = r["tricks_won"][0]
+        assert r["challenger_won"] == (tw == 1 if game == "piccolo" else tw == 0)
+        assert abs(r["payments"][0]) == 3 * C.FIXED[game]
+
+
+def test_bettel_ends_at_first_trick_won():
+    """Seed 003, Bettel: if the challenger wins a trick the round ends and the defenders win."""
+    hands, blind = four_hands()
+    st = dealt(hands, blind)
+    for s in (0, 1, 2, 3):
+        st = move(st, s, type="call", call="pass")
+    st = move(st, 0, type="call", call="bettel")
+    # seat 0 leads the Juglar: it wins the first trick
+    st = move(st, 0, type="play", card=C.JUGLAR)
+    while st["phase"] == "play":
+        s = C.to_act(st)[0]
+        st = move(st, s, **C.timeout_move(st, s))
+    assert st["last_round"]["challenger_won"] is False and st["last_round"]["tricks_won"][0] == 1
+
+
+def test_follow_rules():
+    """Seed 003, Desarrollo: follow suit, else trump, else anything; on a trump lead trump if possible."""
+    hands = {0: [card(D, 0), 5], 1: [card(D, 4), 6], 2: [card(H, 0), 7], 3: [card(S, 0), card(K, 0)]}
+    st = dealt(hands, [8], dealer=3)
+    st = dict(st, phase="play", contract={"game": "solo", "challenger": 0, "gegensolo": False}, turn=0, leader=0,
+              speakers=[])
+    st = move(st, 0, type="play", card=card(D, 0))
+    assert C.playable(st, 1) == [card(D, 4)]
+    rejects(st, {"type": "play", "card": 6, "seat": 1}, "must-follow")
+    st = move(st, 1, type="play", card=card(D, 4))
+    assert C.playable(st, 2) == [7]
+    st = move(st, 2, type="play", card=7)
+    assert sorted(C.playable(st, 3)) == sorted([card(S, 0), card(K, 0)])
+    st = move(st, 3, type="play", card=card(S, 0))
+    assert st["last_trick"]["winner"] == 2  # the trump wins
+
+
+def test_eine_leere_shown_card_cannot_win():
+    """Seed 003, Eine Leere: the shown numeral leads (or its suit) the first trick and cannot win it."""
+    hands = {0: [card(D, 7), 20], 1: [card(H, 4), 6], 2: [card(S, 4), 7], 3: [card(K, 4), card(K, 5)]}
+    st = dealt(hands, [card(D, 6)], dealer=3)
+    st = dict(st, phase="play", contract={"game": "eine_leere", "challenger": 0, "gegensolo": False}, turn=0,
+              leader=0, speakers=[], shown=[card(D, 7)], shown_left=[card(D, 7)])
+    assert C.playable(st, 0) == [card(D, 7)]
+    st = move(st, 0, type="play", card=card(D, 7))
+    st = move(st, 1, type="play", card=6)
+    st = move(st, 2, type="play", card=7)
+    st = move(st, 3, type="play", card=card(K, 4))
+    assert st["last_trick"]["winner"] == 2
+
+
+def test_zwei_leere_lead_rules():
+    """Seed 003, Desarrollo (Zwei Leere / Zwei Verschiedene): the challenger leads the second trick; the third is
+    led by the winner of the first two whose winning card was higher."""
+    hands = {0: [card(D, 6), card(D, 7), 2], 1: [card(D, 4), 3, 4], 2: [5, 6, 7], 3: [card(D, 5), 8, 9]}
+    st = dealt(hands, [10], dealer=3)
+    st = dict(st, phase="play", contract={"game": "zwei_leere", "challenger": 0, "gegensolo": False}, turn=0,
+              leader=0, speakers=[], shown=[card(D, 6), card(D, 7)], shown_left=[card(D, 6), card(D, 7)])
+    assert sorted(C.playable(st, 0)) == [card(D, 6), card(D, 7)]
+    for s, c in ((0, card(D, 6)), (1, card(D, 4)), (2, 5), (3, card(D, 5))):
+        st = move(st, s, type="play", card=c)
+    assert st["last_trick"]["winner"] == 2 and st["leader"] == 0  # challenger leads trick 2
+    for s, c in ((0, card(D, 7)), (1, 3), (2, 6), (3, 9)):
+        st = move(st, s, type="play", card=c)
+    assert st["last_trick"]["winner"] == 3
+    assert st["leader"] == 3  # trump 9 beats trump 5
+
+
+def test_show_and_automatic_trump_discard():
+    """Seed 003, Zwei Leere / Zwei Verschiedene: two shown numerals; the lowest (resp. highest) trump of the blind
+    is discarded, shown."""
+    hands, blind = four_hands()
+    st = dealt(hands, blind)
+    st = dict(st, phase="exchange", step="show", speakers=[],
+              contract={"game": "zwei_leere", "challenger": 2, "gegensolo": False})
+    opts = C.show_options(st["hands"][2], "zwei_leere")
+    if opts:
+        st2 = move(st, 2, type="show", cards=opts[0])
+        trumps = [c for c in blind if C.is_trump(c)]
+        assert st2["shown_discard"] == (min(trumps) if trumps else min(blind, key=C.strength))
+        assert len(st2["hands"][2]) == 11 and len(st2["legage"]) == 10
+        assert st2["shown"] == sorted(opts[0])
+
+
+def test_garbage_input():
+    """Interface contract: malformed commands raise RuleViolation of kind 'invalid'."""
+    hands, blind = four_hands()
+    st = dealt(hands, blind)
+    rejects(st, {"type": "bogus", "seat": 0}, "unknown-move", "invalid")
+    rejects(st, {"type": "call", "call": 5, "seat": 0}, "invalid-field", "invalid")
+    rejects(st, {"type": "call", "call": "pass", "seat": "x"}, "seat-required", "turn")
+    with pytest.raises(RuleViolation):
+        C.decide(st, "nonsense")
+
+
+def test_module_face():
+    """Interface contract (domain/base.py): names, bounds and options with defaults."""
+    assert C.GAME_ID == "cego" and C.MIN_PLAYERS == 3 and C.MAX_PLAYERS == 5 and C.RULES_VERSION == "1"
+    for spec in C.OPTIONS["properties"].values():
+        assert "default" in spec and "description" in spec
