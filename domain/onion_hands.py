@@ -154,14 +154,61 @@ def _groupings(cards: list[int]) -> tuple[list[list[tuple[int, int]]], list[list
                 bagels[i].append(m)
             elif s == 11 and (ace[i] or ace[j]):  # T + A
                 others[i].append((m, RANK["two_card_onion"]))
-    for m in range(1, 1 << n):
-        if m & (m - 1) == 0 or bin(m).count("1") == 2:
-            continue
-        sub = [cards[k] for k in range(n) if m >> k & 1]
-        kind = classify(sub)
-        if kind is not None:
-            low = (m & -m).bit_length() - 1
-            others[low].append((m, RANK[kind]))
+    # Groupings of three or more cards: every one needs a face total (aces as
+    # 1) of at most 21, so walk subsets in ascending face value and stop a
+    # branch as soon as the total passes 21.  Candidates are then handed out in
+    # ascending mask order, as the search's tie-breaking depends on that order.
+    found: list[tuple[int, int]] = []
+    order = sorted(range(n), key=lambda k: vals[k])
+    ovals = [vals[k] for k in order]
+    obits = [1 << k for k in order]
+    oace = [1 if ace[k] else 0 for k in order]
+    osuit = [cards[k] % 52 // 13 for k in order]
+    orank = [cards[k] % 13 + 1 for k in order]
+    counts = [0, 0, 0, 0]
+    chosen: list[int] = []
+    r_royal, r_broken_royal = RANK["royal"], RANK["broken_royal"]
+    r_flush, r_broken_flush = RANK["flush"], RANK["broken_flush"]
+    append = found.append
+
+    def walk(start: int, mask: int, size: int, base: int, aces: int) -> None:
+        for q in range(start, n):
+            b = base + ovals[q]
+            if b > 21:
+                return
+            s = osuit[q]
+            counts[s] += 1
+            chosen.append(q)
+            m = mask | obits[q]
+            sz = size + 1
+            a = aces + oace[q]
+            if sz >= 3:
+                best = 0
+                gap = 21 - b
+                if sz <= 7 and gap % 10 == 0 and gap // 10 <= a:
+                    best = ONION_BY_SIZE[sz]
+                    if sz == 3:
+                        rs = sorted(orank[x] for x in chosen)
+                        if rs == [7, 7, 7]:
+                            best = r_royal
+                        elif rs == [6, 7, 8]:
+                            best = r_broken_royal
+                k = 0 if b >= 16 else (25 - b) // 10  # fewest aces counted 11 to reach 16
+                if best < r_broken_royal and k <= a and b + 10 * k <= 21:
+                    top = max(counts)
+                    kr = r_flush if top == sz else r_broken_flush if top == sz - 1 else 0
+                    if kr > best:
+                        best = kr
+                if best:
+                    append((m, best))
+            walk(q + 1, m, sz, b, a)
+            chosen.pop()
+            counts[s] -= 1
+
+    walk(0, 0, 0, 0, 0)
+    found.sort()
+    for m, r in found:
+        others[(m & -m).bit_length() - 1].append((m, r))
     return others, bagels, pontoons
 
 
@@ -174,7 +221,15 @@ def best_arrangement(cards: list[int]) -> dict[str, Any]:
     cards = sorted(cards)
     n = len(cards)
     others, bagels, pontoons = _groupings(cards)
-    memo: dict[int, dict[tuple[int, int], tuple[tuple[int, ...], tuple]]] = {}
+    # per lowest card: (other cards of the grouping, grouping mask, rank or 0
+    # for a bagel or -1 for a pontoon), in the order the search must try them
+    cands: list[list[tuple[int, int, int]]] = [
+        [(gm ^ (1 << low), gm, r) for gm, r in others[low]]
+        + [(gm ^ (1 << low), gm, 0) for gm in bagels[low]]
+        + [(gm ^ (1 << low), gm, -1) for gm in pontoons[low]]
+        for low in range(n)
+    ]
+    memo: dict[int, dict[tuple[int, int], tuple[tuple[int, ...], tuple]]] = {0: {(0, 0): ((), ())}}
 
     def solve(mask: int) -> dict[tuple[int, int], tuple[tuple[int, ...], tuple]]:
         """For the cards in ``mask``: per (pontoons, bagels) the best other ranks
@@ -182,31 +237,44 @@ def best_arrangement(cards: list[int]) -> dict[str, Any]:
         got = memo.get(mask)
         if got is not None:
             return got
-        if mask == 0:
-            res = {(0, 0): ((), ())}
-            memo[mask] = res
-            return res
-        low = (mask & -mask).bit_length() - 1
-        rest = mask & ~(1 << low)
-        res = dict(solve(rest))
-
-        def offer(key, ranks, groups):
-            cur = res.get(key)
-            if cur is None or ranks > cur[0]:
-                res[key] = (ranks, groups)
-
-        for gm, r in others[low]:
-            if gm & rest == gm ^ (1 << low):
-                for key, (ranks, groups) in solve(mask & ~gm).items():
-                    offer(key, tuple(sorted(ranks + (r,), reverse=True)), groups + ((r, gm),))
-        for gm in bagels[low]:
-            if gm & rest == gm ^ (1 << low):
-                for (p, b), (ranks, groups) in solve(mask & ~gm).items():
-                    offer((p, b + 1), ranks, groups + ((0, gm),))
-        for gm in pontoons[low]:
-            if gm & rest == gm ^ (1 << low):
-                for (p, b), (ranks, groups) in solve(mask & ~gm).items():
-                    offer((p + 1, b), ranks, groups + ((-1, gm),))
+        lowbit = mask & -mask
+        rest = mask ^ lowbit
+        below = memo.get(rest)
+        if below is None:
+            below = solve(rest)
+        res = None
+        for tail, gm, r in cands[lowbit.bit_length() - 1]:
+            if tail & rest != tail:
+                continue
+            if res is None:
+                res = dict(below)
+            sub = mask & ~gm
+            got = memo.get(sub)
+            if got is None:
+                got = solve(sub)
+            if r > 0:
+                step = ((r, gm),)
+                for key, (ranks, groups) in got.items():
+                    ranks = tuple(sorted(ranks + (r,), reverse=True))
+                    cur = res.get(key)
+                    if cur is None or ranks > cur[0]:
+                        res[key] = (ranks, groups + step)
+            elif r == 0:
+                step = ((0, gm),)
+                for (p, b), (ranks, groups) in got.items():
+                    key = (p, b + 1)
+                    cur = res.get(key)
+                    if cur is None or ranks > cur[0]:
+                        res[key] = (ranks, groups + step)
+            else:
+                step = ((-1, gm),)
+                for (p, b), (ranks, groups) in got.items():
+                    key = (p + 1, b)
+                    cur = res.get(key)
+                    if cur is None or ranks > cur[0]:
+                        res[key] = (ranks, groups + step)
+        if res is None:  # the lowest card joins nothing here: same table as without it
+            res = below
         memo[mask] = res
         return res
 

@@ -364,3 +364,289 @@ def test_module_face():
     assert C.GAME_ID == "cego" and C.MIN_PLAYERS == 3 and C.MAX_PLAYERS == 5 and C.RULES_VERSION == "1"
     for spec in C.OPTIONS["properties"].values():
         assert "default" in spec and "description" in spec
+
+
+# ------------------------------------------------------------------ contracts won and lost, paid per the table
+
+SEED_FACTORS = {  # Seed 003, Puntuación table: (sin Solo, Gegensolo)
+    "cego": (1, 2), "eine": (2, 3), "eine_leere": (3, 4), "zwei_leere": (4, 5), "zwei_verschiedene": (5, 6),
+    "pagat": (6, 7),
+}
+TOP = [C.JUGLAR, 21, 20, 19, 18, 17, 16, 15, 14, 13]
+
+
+def built(fixed: dict, blind=None, n_active=4, dealer=3, n=4):
+    """A crafted deal: ``fixed`` seats get their cards (padded from the rest), the blind likewise."""
+    deck = C.deck_for(n_active)
+    b, h = (10, 11) if n_active == 4 else (12, 13)
+    used = [c for cs in fixed.values() for c in cs] + list(blind or [])
+    rest = [c for c in deck if c not in used]
+    hands = {}
+    seats = [(dealer + 1 + i) % n for i in range(n) if n_active == n or (dealer + 1 + i) % n != dealer]
+    for s in seats:
+        cs = list(fixed.get(s, []))
+        while len(cs) < h:
+            cs.append(rest.pop(0))
+        hands[s] = cs
+    blind = list(blind or [])
+    while len(blind) < b:
+        blind.append(rest.pop(0))
+    assert not rest
+    assert sorted([c for cs in hands.values() for c in cs] + blind) == sorted(deck)
+    return dealt(hands, blind, n=n, dealer=dealer)
+
+
+def expected_payments(st):
+    """Payments recomputed from the final state by the seed's Puntuación rules."""
+    con = st["contract"]
+    ch, game = con["challenger"], con["game"]
+    n = len(st["players"])
+    part = list(st["active"]) + ([st["sitting_out"]] if st["sitting_out"] is not None else [])
+    pay = [0] * n
+    if game in C.FIXED:
+        won = {"ulti": st["last_trick"]["winner"] == ch and [ch, 1] in st["last_trick"]["cards"],
+               "piccolo": st["tricks_won"][ch] == 1, "bettel": st["tricks_won"][ch] == 0}[game]
+        amt = {"ulti": 80, "piccolo": 40, "bettel": 30}[game]
+    else:
+        aside = st["blind"] if game == "solo" else st["legage"]
+        mine = list(st["won"][ch]) + (list(aside) if st["tricks_won"][ch] else [])
+        theirs = [c for s in range(n) if s != ch for c in st["won"][s]] + ([] if st["tricks_won"][ch] else aside)
+        cp, dp = C.count_points(mine), C.count_points(theirs)
+        won = cp >= 40
+        if game == "solo":
+            f = 2 if won else 1
+        else:
+            f = SEED_FACTORS[game][1 if con.get("gegensolo") else 0]
+        amt = ((cp if won else dp) - 39) * f
+    for s in part:
+        if s != ch:
+            pay[s] += -amt if won else amt
+            pay[ch] += amt if won else -amt
+    return won, amt, pay
+
+
+def finish(st, script=None):
+    """Play out: ``script(st, seat)`` may pick a card, else the lowest legal card (timeout move)."""
+    while st["phase"] == "play":
+        seat = C.to_act(st)[0]
+        c = script(st, seat) if script else None
+        st = move(st, seat, **({"type": "play", "card": c} if c is not None else C.timeout_move(st, seat)))
+    return st
+
+
+def check_paid(st, game, won):
+    r = st["last_round"]
+    assert r["game"] == game and r["challenger_won"] is won
+    ew, amt, pay = expected_payments(st)
+    assert ew is won and r["amount"] == amt and r["payments"] == pay and sum(pay) == 0
+    if game not in C.FIXED and game != "solo":
+        assert r["factor"] == SEED_FACTORS[game][1 if st["contract"].get("gegensolo") else 0]
+    return r
+
+
+def raise_to(st, level: str):
+    """All pass twice (mano 0 declares Cego), then seats 1, 2, 3, 0, 1 raise one level each up to ``level``."""
+    st = to_raise_phase(st)
+    k = C.LEVELS.index(level)
+    for i in range(k):
+        s = C.to_act(st)[0]
+        st = move(st, s, type="call", call="raise")
+    while st["phase"] == "raise":
+        st = move(st, C.to_act(st)[0], type="call", call="pass")
+    assert st["contract"]["game"] == level
+    return st
+
+
+def ulti_hands():
+    """Seat 0: trump 1 and the ten top trumps; trumps 2..12 split 6/5 so the defenders run out of them."""
+    return {0: [1] + TOP, 1: [card(H, i) for i in range(8)] + [card(D, 0), card(D, 1), card(D, 2)],
+            2: list(range(2, 8)), 3: list(range(8, 13))}
+
+
+def highest_but_pagat(st, seat):
+    if seat != st["contract"]["challenger"]:
+        return None
+    legal = C.playable(st, seat)
+    others = [c for c in legal if c != 1]
+    return max(others, key=C.strength) if others else 1
+
+
+@pytest.mark.parametrize("won", [True, False])
+def test_ulti_won_and_lost(won):
+    """Seed 003, Ulti + Puntuación: the holder of trump 1 wins by taking the last trick with it; Ulti is paid 80 by
+    (or to) each defender; the blind takes no part."""
+    if won:  # seat 0 leads its ten top trumps; the defenders' eleven trumps are gone before the last trick
+        st = built(ulti_hands())
+    else:  # seat 1 keeps a trump for the last trick, when trump 1 must be played
+        st = built({0: [1] + [card(H, i) for i in range(8)] + [card(D, 0), card(D, 1)],
+                    1: [12] + TOP})
+    st = move(st, 0, type="call", call="ulti")
+    assert st["contract"] == {"game": "ulti", "challenger": 0, "gegensolo": False}
+    st = finish(st, highest_but_pagat)
+    r = check_paid(st, "ulti", won)
+    assert r["amount"] == 80 and r["payments"][0] == (240 if won else -240)
+    if won:
+        assert st["last_trick"]["winner"] == 0 and [0, 1] in st["last_trick"]["cards"]
+    else:
+        assert st["last_trick"]["winner"] != 0 or [0, 1] not in st["last_trick"]["cards"]
+
+
+def test_solo_lost():
+    """Seed 003, Solo + Puntuación: a Solo lost pays (defenders' points - 39) x 1 to each defender."""
+    weak = [2, 3, 4, 5, 6, 7, 8, 9, card(K, 7), card(S, 7), card(H, 7)]
+    assert C.solo_allowed(weak)
+    st = built({0: weak})
+    st = move(st, 0, type="call", call="solo")
+    for s in (1, 2, 3):
+        st = move(st, s, type="call", call="pass")
+    st = finish(st)
+    r = check_paid(st, "solo", False)
+    assert r["defender_points"] >= 40 and r["amount"] == r["defender_points"] - 39
+    assert r["payments"][0] == -3 * r["amount"]
+
+
+@pytest.mark.parametrize("won", [True, False])
+def test_cego_won_and_lost(won):
+    """Seed 003, Cego (juego normal) + Puntuación: keep two, take the blind, discard one; the Legage counts for
+    the challenger; factor 1 without Solo: (winner's points - 39) per defender."""
+    if won:
+        st = built({0: TOP[:2] + [card(D, 0), card(H, 0)]}, blind=TOP[2:] + [12, 11])
+        keep, discard = [C.JUGLAR, 21], 11
+    else:
+        st = built({0: [card(D, 7), card(H, 7)] + [card(D, 6), card(H, 6)]},
+                   blind=[card(D, 5), card(H, 5), card(S, 7), card(K, 7), card(S, 6), card(K, 6), card(S, 5),
+                          card(K, 5), card(D, 4), card(H, 4)])
+        keep, discard = [card(D, 7), card(H, 7)], card(H, 4)
+    st = to_raise_phase(st)
+    for s in (1, 2, 3):
+        st = move(st, s, type="call", call="pass")
+    st = move(st, 0, type="call", call="cego")
+    st = move(st, 0, type="keep", cards=keep)
+    st = move(st, 0, type="discard", cards=[discard])
+    assert len(st["legage"]) == 10 and discard in st["legage"]
+    st = finish(st)
+    check_paid(st, "cego", won)
+
+
+@pytest.mark.parametrize("won", [True, False])
+def test_eine_won_and_lost(won):
+    """Seed 003, Eine + table: the challenger keeps one card, plays it with the blind, the other ten are Legage;
+    factor 2 without Solo."""
+    if won:
+        st = built({1: [12, card(D, 0), card(H, 0), card(S, 0)]}, blind=TOP)
+        keep = 12
+    else:
+        low = [card(s, i) for s in (D, H) for i in (4, 5, 6, 7)]
+        st = built({1: [card(S, 7), card(K, 7)]}, blind=low + [card(S, 6), card(K, 6)])
+        keep = card(S, 7)
+    st = raise_to(st, "eine")
+    assert st["contract"]["challenger"] == 1 and st["step"] == "keep1"
+    st = move(st, 1, type="keep", cards=[keep])
+    assert len(st["hands"][1]) == 11 and len(st["legage"]) == 10 and st["phase"] == "play"
+    st = finish(st)
+    check_paid(st, "eine", won)
+
+
+@pytest.mark.parametrize("won", [True, False])
+def test_eine_leere_won_and_lost(won):
+    """Seed 003, Eine Leere + table: one numeral is shown and played with the blind (it leads the first trick and
+    cannot win it); factor 3 without Solo."""
+    shown = card(K, 7)
+    if won:
+        st = built({2: [shown, card(D, 0), card(H, 0), card(S, 0)]}, blind=TOP)
+    else:
+        low = [card(s, i) for s in (D, H) for i in (4, 5, 6, 7)]
+        st = built({2: [shown, card(S, 7)]}, blind=low + [card(S, 6), card(K, 6)])
+    st = raise_to(st, "eine_leere")
+    assert st["contract"]["challenger"] == 2 and st["step"] == "show"
+    st = move(st, 2, type="show", cards=[shown])
+    assert st["shown"] == [shown] and len(st["hands"][2]) == 11 and len(st["legage"]) == 10
+    if won:  # with only trumps besides the shown card, it must open the first trick
+        assert C.playable(st, 2) == [shown]
+    st = finish(st)
+    first = st["trick_winners"][0]
+    assert first[1] != shown
+    check_paid(st, "eine_leere", won)
+
+
+@pytest.mark.parametrize("won", [True, False])
+def test_zwei_verschiedene_won_and_lost(won):
+    """Seed 003, Zwei Verschiedene + table: two numerals of different suits shown, the blind's highest trump
+    discarded openly; factor 5 without Solo."""
+    shown = [card(S, 7), card(K, 7)]
+    if won:
+        st = built({0: shown + [card(D, 0), card(H, 0)]}, blind=TOP)
+    else:
+        low = [card(s, i) for s in (D, H) for i in (4, 5, 6, 7)]
+        st = built({0: shown + [card(S, 6)]}, blind=low + [card(K, 6), 2])
+    st = raise_to(st, "zwei_verschiedene")
+    assert st["contract"]["challenger"] == 0 and st["step"] == "show"
+    st = move(st, 0, type="show", cards=shown)
+    assert st["shown_discard"] == (C.JUGLAR if won else 2) and st["shown_discard"] in st["legage"]
+    assert len(st["hands"][0]) == 11 and len(st["legage"]) == 10
+    st = finish(st)
+    check_paid(st, "zwei_verschiedene", won)
+
+
+@pytest.mark.parametrize("won", [True, False])
+def test_pagat_won_and_lost(won):
+    """Seed 003, Pagat + table: trump 1 shown opens the first trick and loses it, the other ten are Legage;
+    factor 6 without Solo."""
+    if won:
+        st = built({1: [1, card(D, 0), card(H, 0), card(S, 0)], 0: [card(S, 1), card(K, 1)]}, blind=TOP)
+    else:
+        low = [card(s, i) for s in (D, H) for i in (4, 5, 6, 7)]
+        st = built({1: [1, card(S, 7), card(K, 7)], 0: [card(S, 1), card(K, 1)]},
+                   blind=low + [card(S, 6), card(K, 6)])
+    st = raise_to(st, "pagat")
+    assert st["contract"]["challenger"] == 1 and st["phase"] == "play"
+    assert st["shown"] == [1] and C.playable(st, 1) == [1] and len(st["legage"]) == 10
+    st = finish(st)
+    assert st["trick_winners"][0][0] != 1
+    check_paid(st, "pagat", won)
+
+
+@pytest.mark.parametrize("declarer_loses", [True, False])
+def test_rauber_payments(declarer_loses):
+    """Seed 003, Räuber: the player with most points pays 40 to each other player, 80 if it declared Räuber."""
+    if declarer_loses:
+        st = built({0: TOP + [12]})
+    else:
+        st = built({2: TOP + [12]})
+    st = to_raise_phase(st)
+    for s in (1, 2, 3):
+        st = move(st, s, type="call", call="pass")
+    st = move(st, 0, type="call", call="rauber")
+    st = finish(st)
+    r = st["last_round"]
+    lo = 0 if declarer_loses else 2
+    assert r["losers"] == [lo] and r["points"][lo] == max(p for p in r["points"] if p is not None)
+    amt = 80 if declarer_loses else 40
+    assert r["payments"] == [(-3 * amt if s == lo else amt) for s in range(4)]
+
+
+def test_three_player_round_end_to_end():
+    """Seed 003, Nota (tres jugadores) + Puntuación: 51 cards, 12 blind, 13 each, a whole round scored; the
+    payments follow the table and sum to zero."""
+    st0 = C.initial_state(NAMES[:3], {"rounds": 1})
+    st = fold(st0, C.decide(st0, {"type": "start", "seat": None, "seed": 7}))
+    assert len(st["blind"]) == 12 and all(len(h) == 13 for h in st["hands"])
+    assert sorted(st["blind"] + [c for h in st["hands"] for c in h]) == sorted(C.deck_for(3))
+    while st["phase"] != "finished":
+        seat = C.to_act(st)[0]
+        st = move(st, seat, **C.timeout_move(st, seat))
+    r = st["last_round"]
+    won, amt, pay = expected_payments(st)
+    assert r["challenger_won"] is won and r["amount"] == amt and r["payments"] == pay and sum(pay) == 0
+    assert st["outcome"]["scores"] == pay and any(pay)
+
+
+def test_five_player_round_dealer_pays_as_defender():
+    """Seed 003, Reglas generales: with five players the dealer sits out but pays or receives what each defender
+    does; the round sums to zero."""
+    st = built(ulti_hands(), n=5, dealer=4)
+    assert st["sitting_out"] == 4 and st["active"] == [0, 1, 2, 3] and st["hands"][4] == []
+    st = move(st, 0, type="call", call="ulti")
+    st = finish(st, highest_but_pagat)
+    r = check_paid(st, "ulti", True)
+    assert r["payments"] == [320, -80, -80, -80, -80]
