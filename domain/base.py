@@ -110,3 +110,33 @@ def int_field(command: dict, field: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise RuleViolation("invalid-field", f"'{field}' must be an integer", "invalid")
     return value
+
+
+class Outbox:
+    """Collects the events a command decides, keeping the state they lead to.
+
+    ``decide`` functions emit events one by one and read ``state`` as it
+    becomes, so that later rules of the same command see earlier effects.
+    """
+
+    __slots__ = ("state", "events", "_evolve")
+
+    def __init__(self, state: dict, evolve):
+        self.state = state
+        self.events: list[dict] = []
+        self._evolve = evolve
+
+    def emit(self, ev: dict) -> None:
+        self.events.append(ev)
+        self.state = self._evolve(self.state, ev)
+
+
+def viewer_is_seat(state: dict, viewer: Any) -> bool:
+    """Check a view's viewer (a seat of ``state["players"]``, SPECTATOR or REVIEWER);
+    True when it is a seat."""
+    is_seat = isinstance(viewer, int) and not isinstance(viewer, bool)
+    if is_seat and not 0 <= viewer < len(state["players"]):
+        raise RuleViolation("unknown-seat", f"seat {viewer} is not at this table", "invalid")
+    if not is_seat and viewer not in (SPECTATOR, REVIEWER):
+        raise RuleViolation("invalid-viewer", "a viewer is a seat number, 'spectator' or 'reviewer'", "invalid")
+    return is_seat

@@ -25,7 +25,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from domain.base import REVIEWER, SPECTATOR, RuleViolation, event, int_list, require_seat, rng, shuffled
+from domain.base import Outbox, viewer_is_seat, REVIEWER, SPECTATOR, RuleViolation, event, int_list, require_seat, rng, shuffled
 
 GAME_ID = "cego"
 TITLE = "Cego"
@@ -340,16 +340,8 @@ def evolve(state: dict, ev: dict) -> dict:
     return fn(state, ev)
 
 
-class _Out:
-    __slots__ = ("state", "events")
-
-    def __init__(self, state):
-        self.state = state
-        self.events = []
-
-    def emit(self, ev):
-        self.events.append(ev)
-        self.state = evolve(self.state, ev)
+def _Out(state: dict) -> Outbox:
+    return Outbox(state, evolve)
 
 
 # ------------------------------------------------------------------ decide helpers
@@ -832,11 +824,7 @@ def timeout_move(state: dict, seat: int) -> dict:
 
 
 def view(state: dict, viewer: Any) -> dict:
-    is_seat = isinstance(viewer, int) and not isinstance(viewer, bool)
-    if is_seat and not 0 <= viewer < len(state["players"]):
-        raise RuleViolation("unknown-seat", f"seat {viewer} is not at this table", "invalid")
-    if not is_seat and viewer not in (SPECTATOR, REVIEWER):
-        raise RuleViolation("invalid-viewer", "a viewer is a seat number, 'spectator' or 'reviewer'", "invalid")
+    is_seat = viewer_is_seat(state, viewer)
     con = state["contract"]
     v: dict[str, Any] = {
         "game": GAME_ID, "rules_version": RULES_VERSION, "phase": state["phase"],

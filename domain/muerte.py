@@ -26,6 +26,8 @@ from __future__ import annotations
 from typing import Any
 
 from domain.base import (
+    Outbox,
+    viewer_is_seat,
     REVIEWER,
     SPECTATOR,
     RuleViolation,
@@ -177,18 +179,8 @@ def _target(state: dict, command: dict, field: str) -> int:
     return t
 
 
-class _Out:
-    """Collects events and keeps the state they lead to."""
-
-    __slots__ = ("state", "events")
-
-    def __init__(self, state: dict):
-        self.state = state
-        self.events: list[dict] = []
-
-    def emit(self, ev: dict) -> None:
-        self.events.append(ev)
-        self.state = evolve(self.state, ev)
+def _Out(state: dict) -> Outbox:
+    return Outbox(state, evolve)
 
 
 # ----------------------------------------------------------------------- state
@@ -979,11 +971,7 @@ def duties(state: dict) -> dict:
 
 
 def view(state: dict, viewer: Any) -> dict:
-    is_seat = isinstance(viewer, int) and not isinstance(viewer, bool)
-    if is_seat and not 0 <= viewer < len(state["players"]):
-        raise RuleViolation("unknown-seat", f"seat {viewer} is not at this table", "invalid")
-    if not is_seat and viewer not in (SPECTATOR, REVIEWER):
-        raise RuleViolation("invalid-viewer", "a viewer is a seat number, 'spectator' or 'reviewer'", "invalid")
+    is_seat = viewer_is_seat(state, viewer)
     started = bool(state["identity"])
     tr = state["treason"]
     v: dict[str, Any] = {

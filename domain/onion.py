@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain import onion_hands as H
-from domain.base import REVIEWER, SPECTATOR, RuleViolation, event, int_field, int_list, require_seat, shuffled
+from domain.base import Outbox, viewer_is_seat, REVIEWER, SPECTATOR, RuleViolation, event, int_field, int_list, require_seat, shuffled
 
 GAME_ID = "onion"
 TITLE = "Cripple Mr Onion"
@@ -102,16 +102,8 @@ def _amount(command: dict, field: str, lo: int, hi: int, what: str) -> int:
     return a
 
 
-class _Out:
-    __slots__ = ("state", "events")
-
-    def __init__(self, state: dict):
-        self.state = state
-        self.events: list[dict] = []
-
-    def emit(self, ev: dict) -> None:
-        self.events.append(ev)
-        self.state = evolve(self.state, ev)
+def _Out(state: dict) -> Outbox:
+    return Outbox(state, evolve)
 
 
 # ----------------------------------------------------------------------- state
@@ -888,11 +880,7 @@ def roles(state: dict) -> list[str | None]:
 
 
 def view(state: dict, viewer: Any) -> dict:
-    is_seat = isinstance(viewer, int) and not isinstance(viewer, bool)
-    if is_seat and not 0 <= viewer < len(state["players"]):
-        raise RuleViolation("unknown-seat", f"seat {viewer} is not at this table", "invalid")
-    if not is_seat and viewer not in (SPECTATOR, REVIEWER):
-        raise RuleViolation("invalid-viewer", "a viewer is a seat number, 'spectator' or 'reviewer'", "invalid")
+    is_seat = viewer_is_seat(state, viewer)
     b = state["betting"]
     a = state["auction"]
     v: dict[str, Any] = {
