@@ -140,3 +140,26 @@ def viewer_is_seat(state: dict, viewer: Any) -> bool:
     if not is_seat and viewer not in (SPECTATOR, REVIEWER):
         raise RuleViolation("invalid-viewer", "a viewer is a seat number, 'spectator' or 'reviewer'", "invalid")
     return is_seat
+
+
+def settle_options(schema: dict, options: dict | None) -> dict:
+    """A game's options: every default of its OPTIONS schema, overridden by the
+    given values of known options (unknown names are ignored)."""
+    opts = {k: spec["default"] for k, spec in schema["properties"].items()}
+    for k, v in (options or {}).items():
+        if k in opts:
+            opts[k] = v
+    return opts
+
+
+def check_player_count(title: str, n: int, low: int, high: int) -> None:
+    if not low <= n <= high:
+        raise RuleViolation("player-count", f"{title} takes {low} to {high} players, got {n}", "invalid")
+
+
+def table_seat(state: dict, command: dict) -> int:
+    """The commanding seat, which must sit at this table."""
+    seat = require_seat(command)
+    if not 0 <= seat < len(state["players"]):
+        raise RuleViolation("unknown-seat", f"seat {seat} is not at this table", "invalid")
+    return seat

@@ -25,7 +25,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from domain.base import Outbox, viewer_is_seat, REVIEWER, SPECTATOR, RuleViolation, event, int_list, require_seat, rng, shuffled
+from domain.base import settle_options, check_player_count, table_seat, int_field, Outbox, viewer_is_seat, REVIEWER, RuleViolation, event, int_list, rng, shuffled
 
 GAME_ID = "cego"
 TITLE = "Cego"
@@ -166,18 +166,10 @@ def factor(contract: dict, challenger_won: bool) -> int:
 # ------------------------------------------------------------------ state
 
 
-def _defaults() -> dict:
-    return {k: v["default"] for k, v in OPTIONS["properties"].items()}
-
-
 def initial_state(players: list[str], options: dict | None) -> dict:
     players = list(players)
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise RuleViolation("player-count", f"{TITLE} takes {MIN_PLAYERS} to {MAX_PLAYERS} players", "invalid")
-    opts = _defaults()
-    for k, v in (options or {}).items():
-        if k in opts:
-            opts[k] = v
+    check_player_count(TITLE, len(players), MIN_PLAYERS, MAX_PLAYERS)
+    opts = settle_options(OPTIONS, options)
     n = len(players)
     return {
         "game": GAME_ID, "players": players, "options": opts, "phase": "created",
@@ -347,17 +339,8 @@ def _Out(state: dict) -> Outbox:
 # ------------------------------------------------------------------ decide helpers
 
 
-def _seed(command: dict) -> int:
-    s = command.get("seed")
-    if not isinstance(s, int) or isinstance(s, bool):
-        raise RuleViolation("invalid-field", "'seed' must be an integer", "invalid")
-    return s
-
-
 def _seat(state: dict, command: dict) -> int:
-    seat = require_seat(command)
-    if not 0 <= seat < len(state["players"]):
-        raise RuleViolation("unknown-seat", f"seat {seat} is not at this table", "invalid")
+    seat = table_seat(state, command)
     if state["phase"] == "created":
         raise RuleViolation("not-started", "the match has not started yet", "turn")
     if state["phase"] == "finished":
@@ -732,7 +715,7 @@ def _score(out: _Out, command: dict) -> None:
     res = score_round(st)
     balances = [a + b for a, b in zip(st["balances"], res["payments"])]
     over = st["round_no"] >= st["rounds_total"]
-    seed = None if over else _seed(command)
+    seed = None if over else int_field(command, "seed")
     out.emit(event("RoundScored", dict(res, round=st["round_no"], balances=balances, match_over=over,
                                        blind=list(st["blind"]), legage=list(st["legage"]),
                                        tricks_won=list(st["tricks_won"]))))
@@ -751,7 +734,7 @@ def _d_start(state: dict, command: dict) -> list[dict]:
         raise RuleViolation("system-command", "'start' is a system command, not a seat's move", "turn")
     if state["phase"] != "created":
         raise RuleViolation("already-started", "the match has already started", "turn")
-    seed = _seed(command)
+    seed = int_field(command, "seed")
     n = len(state["players"])
     pile = full_deck()
     rng(f"dealer:{seed}").shuffle(pile)

@@ -24,15 +24,16 @@ from itertools import combinations
 from typing import Any
 
 from domain.base import (
+    settle_options,
+    check_player_count,
+    table_seat,
     Outbox,
     viewer_is_seat,
     REVIEWER,
-    SPECTATOR,
     RuleViolation,
     event,
     int_field,
     int_list,
-    require_seat,
     rng,
     shuffled,
 )
@@ -103,10 +104,6 @@ ROLES = ("greater_dalmuti", "lesser_dalmuti", "merchant", "lesser_peon", "greate
 # --------------------------------------------------------------------- helpers
 
 
-def _defaults() -> dict:
-    return {k: v["default"] for k, v in OPTIONS["properties"].items()}
-
-
 def deck_for(n_players: int, reduced: bool) -> list[int]:
     """The deck for a hand with ``n_players`` players (sorted)."""
     top = 12
@@ -149,13 +146,6 @@ def _next_holder(order: list[int], hands: list[list[int]], after: int) -> int | 
     return None
 
 
-def _seed(command: dict) -> int:
-    s = command.get("seed")
-    if not isinstance(s, int) or isinstance(s, bool):
-        raise RuleViolation("invalid-field", "'seed' must be an integer", "invalid")
-    return s
-
-
 def _cards(command: dict, field: str = "cards", min_len: int = 1) -> list[int]:
     cards = int_list(command.get(field), field, min_len=min_len, max_len=200)
     for c in cards:
@@ -191,14 +181,8 @@ def _Out(state: dict) -> Outbox:
 
 def initial_state(players: list[str], options: dict | None) -> dict:
     players = list(players)
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise RuleViolation(
-            "player-count", f"{TITLE} takes {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}", "invalid"
-        )
-    opts = _defaults()
-    for k, v in (options or {}).items():
-        if k in opts:
-            opts[k] = v
+    check_player_count(TITLE, len(players), MIN_PLAYERS, MAX_PLAYERS)
+    opts = settle_options(OPTIONS, options)
     n = len(players)
     return {
         "game": GAME_ID,
@@ -561,7 +545,7 @@ def _finish_hand(out: _Out, command: dict) -> None:
     scores = [sc + b for sc, b in zip(st["scores"], bonus)]
     points = [p + b for p, b in zip(points, bonus)]
     match_over = st["hand_no"] >= st["hands_total"]
-    seed = None if match_over or st["newcomers"] else _seed(command)
+    seed = None if match_over or st["newcomers"] else int_field(command, "seed")
     out.emit(
         event(
             "HandEnded",
@@ -605,9 +589,7 @@ def _compute_outcome(st: dict) -> dict:
 
 
 def _seat(state: dict, command: dict) -> int:
-    seat = require_seat(command)
-    if not 0 <= seat < len(state["players"]):
-        raise RuleViolation("unknown-seat", f"seat {seat} is not at this table", "invalid")
+    seat = table_seat(state, command)
     return seat
 
 
@@ -640,7 +622,7 @@ def _d_start(state: dict, command: dict) -> list[dict]:
     _system(command, "start")
     if state["phase"] != "created":
         raise RuleViolation("already-started", "the match has already started", "turn")
-    seed = _seed(command)
+    seed = int_field(command, "seed")
     n = len(state["players"])
     out = _Out(state)
     draws, order = _seating_draw(list(range(n)), deck_for(n, bool(state["options"].get("reduced_deck"))), seed)
@@ -682,7 +664,7 @@ def _d_place(state: dict, command: dict) -> list[dict]:
             "(0 just after the Lesser Dalmuti, the last just before the Lesser Peon)",
         )
     last = len(state["newcomers"]) == 1
-    seed = _seed(command) if last else None
+    seed = int_field(command, "seed") if last else None
     new_order = order[: 2 + slot] + [newcomer] + order[2 + slot :]
     out = _Out(state)
     out.emit(event("NewcomerPlaced", {"seat": seat, "newcomer": newcomer, "slot": slot, "order": new_order}))
@@ -769,7 +751,7 @@ def _d_exchange(state: dict, command: dict) -> list[dict]:
         merchants = state["order"][2:-2]
         if other == seat or other not in merchants:
             raise RuleViolation("not-a-merchant", "the exchange must be made with another Merchant")
-        r = rng(_seed(command))
+        r = rng(int_field(command, "seed"))
         mine = r.choice(state["hands"][seat])
         theirs = r.choice(state["hands"][other])
         out.emit(

@@ -26,14 +26,15 @@ from __future__ import annotations
 from typing import Any
 
 from domain.base import (
+    settle_options,
+    check_player_count,
+    table_seat,
     Outbox,
     viewer_is_seat,
     REVIEWER,
-    SPECTATOR,
     RuleViolation,
     event,
     int_field,
-    require_seat,
     rng,
 )
 
@@ -96,10 +97,6 @@ OPTIONS: dict[str, Any] = {
 # --------------------------------------------------------------------- helpers
 
 
-def _defaults() -> dict:
-    return {k: v["default"] for k, v in OPTIONS["properties"].items()}
-
-
 def number(card: str) -> int:
     return int(card[1:])
 
@@ -155,13 +152,6 @@ def turn_order(identity: list[str]) -> list[int]:
     return [where[f"{suit}{k}"] for k in range(1, n + 1) for suit in ("E", "B")]
 
 
-def _seed(command: dict) -> int:
-    s = command.get("seed")
-    if not isinstance(s, int) or isinstance(s, bool):
-        raise RuleViolation("invalid-field", "'seed' must be an integer", "invalid")
-    return s
-
-
 def _card(state: dict, command: dict, field: str = "card") -> str:
     c = command.get(field)
     if not isinstance(c, str):
@@ -188,14 +178,8 @@ def _Out(state: dict) -> Outbox:
 
 def initial_state(players: list[str], options: dict | None) -> dict:
     players = list(players)
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise RuleViolation(
-            "player-count", f"{TITLE} takes {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}", "invalid"
-        )
-    opts = _defaults()
-    for k, v in (options or {}).items():
-        if k in opts:
-            opts[k] = v
+    check_player_count(TITLE, len(players), MIN_PLAYERS, MAX_PLAYERS)
+    opts = settle_options(OPTIONS, options)
     if opts["deck"] not in DECK_NUMBERS:
         opts["deck"] = "spanish40"
     if opts["identity_mode"] not in IDENTITY_MODES:
@@ -481,7 +465,7 @@ def _d_start(state: dict, command: dict) -> list[dict]:
         raise RuleViolation("system-command", "'start' is a system command, not a seat's move", "turn")
     if state["phase"] != "created":
         raise RuleViolation("already-started", "the match has already started", "turn")
-    seed = _seed(command)
+    seed = int_field(command, "seed")
     p = len(state["players"])
     deck = state["options"]["deck"]
     if p % 2:
@@ -497,9 +481,7 @@ def _d_start(state: dict, command: dict) -> list[dict]:
 
 
 def _seat(state: dict, command: dict) -> int:
-    seat = require_seat(command)
-    if not 0 <= seat < len(state["players"]):
-        raise RuleViolation("unknown-seat", f"seat {seat} is not at this table", "invalid")
+    seat = table_seat(state, command)
     if state["phase"] == "created":
         raise RuleViolation("not-started", "the match has not started yet", "turn")
     if state["phase"] == "finished":
@@ -733,13 +715,13 @@ def _next_game(out: _Out, command: dict, reason: str) -> None:
     ident = list(st["identity"])
     n = st["n"]
     if reason == "treason" or mode == "fixed":
-        _deal(out, ident, _seed(command))
+        _deal(out, ident, int_field(command, "seed"))
     elif mode == "random":
         new = identity_deck(n)
-        rng(f"identity:{_seed(command)}").shuffle(new)
-        _deal(out, new, _seed(command))
+        rng(f"identity:{int_field(command, 'seed')}").shuffle(new)
+        _deal(out, new, int_field(command, "seed"))
     elif mode == "fixed_teams":
-        r = rng(f"identity:{_seed(command)}")
+        r = rng(f"identity:{int_field(command, 'seed')}")
         new = list(ident)
         for team in TEAMS:
             seats = [s for s in range(len(ident)) if st["teams_fixed"][s] == team]
@@ -747,7 +729,7 @@ def _next_game(out: _Out, command: dict, reason: str) -> None:
             r.shuffle(cards)
             for s, c in zip(seats, cards):
                 new[s] = c
-        _deal(out, new, _seed(command))
+        _deal(out, new, int_field(command, "seed"))
     elif mode == "winner_swaps":
         order = st["order"]
         w = order.index(game_winner(st, st["game_points"]))
@@ -781,7 +763,7 @@ def _d_swap(state: dict, command: dict) -> list[dict]:
     out = _Out(state)
     out.emit(event("IdentitySwapped", {"seat": seat, "with": other}))
     if out.state["swap"]["index"] >= len(sw["sequence"]):
-        _deal(out, out.state["identity"], _seed(command))
+        _deal(out, out.state["identity"], int_field(command, "seed"))
     return out.events
 
 
@@ -814,7 +796,7 @@ def _d_assign(state: dict, command: dict) -> list[dict]:
         for x in st["assign"].values():
             for k, c in x["given"].items():
                 ident[int(k)] = c
-        _deal(out, ident, _seed(command))
+        _deal(out, ident, int_field(command, "seed"))
     return out.events
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain import onion_hands as H
-from domain.base import Outbox, viewer_is_seat, REVIEWER, SPECTATOR, RuleViolation, event, int_field, int_list, require_seat, shuffled
+from domain.base import settle_options, check_player_count, Outbox, viewer_is_seat, REVIEWER, RuleViolation, event, int_field, int_list, require_seat, shuffled
 
 GAME_ID = "onion"
 TITLE = "Cripple Mr Onion"
@@ -44,10 +44,6 @@ NO_RAISE_PARTS = {(1, 3)}
 
 
 # --------------------------------------------------------------------- helpers
-
-
-def _defaults() -> dict:
-    return {k: v["default"] for k, v in OPTIONS["properties"].items()}
 
 
 def _rotate(seating: list[int], dealer: int) -> list[int]:
@@ -84,13 +80,6 @@ def _amounts(stake: int, cap: int, lo: int = 0) -> list[int]:
     return out
 
 
-def _seed(command: dict) -> int:
-    s = command.get("seed")
-    if not isinstance(s, int) or isinstance(s, bool):
-        raise RuleViolation("invalid-field", "'seed' must be an integer", "invalid")
-    return s
-
-
 def _amount(command: dict, field: str, lo: int, hi: int, what: str) -> int:
     a = command.get(field, 0) if field == "raise" else command.get(field)
     if not isinstance(a, int) or isinstance(a, bool):
@@ -111,12 +100,8 @@ def _Out(state: dict) -> Outbox:
 
 def initial_state(players: list[str], options: dict | None) -> dict:
     players = list(players)
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise RuleViolation("player-count", f"{TITLE} takes {MIN_PLAYERS} to {MAX_PLAYERS} players", "invalid")
-    opts = _defaults()
-    for k, v in (options or {}).items():
-        if k in opts:
-            opts[k] = v
+    check_player_count(TITLE, len(players), MIN_PLAYERS, MAX_PLAYERS)
+    opts = settle_options(OPTIONS, options)
     n = len(players)
     chips = opts["bankroll"] * opts["stake"]
     return {
@@ -448,7 +433,7 @@ def _end_round(out: _Out, command: dict, winner: int | None, showdown: dict | No
     if st["round_no"] >= st["options"]["rounds"] or len(able) < 2:
         out.emit(event("MatchEnded", _compute_outcome(st)))
     else:
-        _start_round(out, _seed(command))
+        _start_round(out, int_field(command, "seed"))
 
 
 def _compute_outcome(st: dict) -> dict:
@@ -518,7 +503,7 @@ def _d_start(state: dict, command: dict) -> list[dict]:
     if state["phase"] != "created":
         raise RuleViolation("already-started", "the game has already started", "turn")
     out = _Out(state)
-    _start_round(out, _seed(command))
+    _start_round(out, int_field(command, "seed"))
     return out.events
 
 
