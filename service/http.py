@@ -6,7 +6,7 @@ import http
 import logging
 import re
 
-from flask import Response, current_app, g, request
+from flask import Response, current_app, request
 from flask.views import MethodView
 from flask_smorest import Api, Blueprint
 from flask_smorest.utils import prepare_response
