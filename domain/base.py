@@ -11,6 +11,11 @@ names:
 ``OPTIONS``          a JSON Schema (``type: object``) describing the game's
                      options, every property with a ``default`` and a
                      ``description``.
+``FOLDS_RULES``      older rules versions whose logs the module still folds
+                     exactly as they were played.
+``HAND_OVER_EVENTS`` the event types after which the deal in play is over
+                     (the end of a hand and ``MatchEnded``): the table then
+                     reveals the deal's commitment (see :func:`committed`).
 
 ``initial_state(players, options) -> state``
     The state before any event of the game itself.  ``players`` is the list of
@@ -44,6 +49,8 @@ int, bool, None) so that a state survives a JSON round trip unchanged.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 from typing import Any
 
@@ -80,6 +87,41 @@ def shuffled(items: list, seed: int) -> list:
     out = list(items)
     random.Random(seed).shuffle(out)
     return out
+
+
+def deal_commitment(deck: Any, salt: str) -> str:
+    """SHA-256 (hex) of ``salt``, a ``|`` and the deck as compact JSON (keys
+    sorted, UTF-8): what a deal event commits to before play begins."""
+    payload = salt + "|" + json.dumps(deck, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+DEAL = "deal"  # the private part of a deal event that holds the salt and the deck
+
+
+def committed(ev: dict, deck: Any, seed: int) -> dict:
+    """Seal a deal event: its public data gets the ``commitment`` to ``deck``;
+    the salt and the deck go to the private part ``"deal"``, which no seat
+    receives and the table reveals when the hand is over.  The salt is drawn
+    from the command's seed, so the domain stays free of other randomness."""
+    salt = hashlib.sha256(f"naipes-deal-salt:{seed}".encode()).hexdigest()[:32]
+    ev["data"]["commitment"] = deal_commitment(deck, salt)
+    ev.setdefault("private", {})[DEAL] = {"salt": salt, "deck": deck}
+    return ev
+
+
+def match_ended(state: dict, ev: dict) -> dict:
+    """The reducer of ``MatchEnded``, the same in every game: the match is
+    over and the event's data is its outcome."""
+    return {**state, "phase": "finished", "outcome": ev["data"]}
+
+
+def seat_parts(private: dict | None):
+    """The ``(seat, part)`` pairs of an event's private parts (other keys,
+    like ``"deal"``, are not seats)."""
+    for key, part in (private or {}).items():
+        if key.isdigit():
+            yield int(key), part
 
 
 def rng(seed: int) -> random.Random:

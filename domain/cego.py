@@ -25,11 +25,15 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from domain.base import settle_options, check_player_count, table_seat, int_field, Outbox, viewer_is_seat, REVIEWER, RuleViolation, event, int_list, rng, shuffled
+from domain.base import committed, match_ended, seat_parts, settle_options, check_player_count, table_seat, int_field, Outbox, viewer_is_seat, REVIEWER, RuleViolation, event, int_list, rng, shuffled
 
 GAME_ID = "cego"
 TITLE = "Cego"
 RULES_VERSION = "1"
+# rules versions whose logs this module folds exactly as they were played
+FOLDS_RULES = ("1",)
+# events after which the deal in play is over and its commitment is revealed
+HAND_OVER_EVENTS = ("RoundScored", "MatchEnded")
 MIN_PLAYERS = 3
 MAX_PLAYERS = 5
 
@@ -214,9 +218,8 @@ def _ev_round_dealt(state, ev):
     n = len(state["players"])
     hands = [[] for _ in range(n)]
     priv = ev.get("private") or {}
-    for key, part in priv.items():
-        if key != NOBODY:
-            hands[int(key)] = list(part["hand"])
+    for seat, part in seat_parts(priv):
+        hands[seat] = list(part["hand"])
     st = dict(state)
     st.update(
         phase="first_auction", round_no=d["round"], dealer=d["dealer"], active=list(d["active"]),
@@ -314,14 +317,10 @@ def _ev_round_scored(state, ev):
     return st
 
 
-def _ev_match_ended(state, ev):
-    return dict(state, phase="finished", outcome=ev["data"])
-
-
 _EVOLVERS = {
     "DealerDrawn": _ev_dealer_drawn, "RoundDealt": _ev_round_dealt, "Called": _ev_called,
     "Exchanged": _ev_exchanged, "Played": _ev_played, "TrickTaken": _ev_trick_taken,
-    "RoundScored": _ev_round_scored, "MatchEnded": _ev_match_ended,
+    "RoundScored": _ev_round_scored, "MatchEnded": match_ended,
 }
 
 
@@ -380,10 +379,10 @@ def _deal(out: _Out, seed: int, dealer: int) -> None:
     private: dict = {NOBODY: {"blind": blind}}
     for k, s in enumerate(active):
         private[str(s)] = {"hand": sorted(deck[b + k * h: b + (k + 1) * h])}
-    out.emit(event("RoundDealt", {
+    out.emit(committed(event("RoundDealt", {
         "round": st["round_no"] + 1, "dealer": dealer, "cutter": (dealer - 1) % n, "mano": active[0],
         "active": active, "sitting_out": dealer if sits else None, "blind_size": b, "hand_size": h,
-    }, private))
+    }, private), deck, seed))
 
 
 def _called(out: _Out, seat: int, call: str, **data) -> None:

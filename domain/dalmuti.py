@@ -24,6 +24,9 @@ from itertools import combinations
 from typing import Any
 
 from domain.base import (
+    committed,
+    match_ended,
+    seat_parts,
     settle_options,
     check_player_count,
     table_seat,
@@ -41,6 +44,10 @@ from domain.base import (
 GAME_ID = "dalmuti"
 TITLE = "El Gran Dalmuti"
 RULES_VERSION = "1"
+# rules versions whose logs this module folds exactly as they were played
+FOLDS_RULES = ("1",)
+# events after which the deal in play is over and its commitment is revealed
+HAND_OVER_EVENTS = ("HandEnded", "MatchEnded")
 MIN_PLAYERS = 4
 MAX_PLAYERS = 16
 
@@ -283,8 +290,8 @@ def _ev_hand_dealt(state: dict, ev: dict) -> dict:
     d = ev["data"]
     st = dict(state)
     hands: list[list[int]] = [[] for _ in state["players"]]
-    for key, part in (ev.get("private") or {}).items():
-        hands[int(key)] = list(part["hand"])
+    for seat, part in seat_parts(ev.get("private")):
+        hands[seat] = list(part["hand"])
     st["hands"] = hands
     st["hand_no"] = d["hand"]
     st["order"] = list(d["order"])
@@ -429,13 +436,6 @@ def _ev_hand_ended(state: dict, ev: dict) -> dict:
     return st
 
 
-def _ev_match_ended(state: dict, ev: dict) -> dict:
-    st = dict(state)
-    st["phase"] = "finished"
-    st["outcome"] = ev["data"]
-    return st
-
-
 _EVOLVERS = {
     "SeatsDrawn": _ev_seats_drawn,
     "PlayerJoined": _ev_player_joined,
@@ -451,7 +451,7 @@ _EVOLVERS = {
     "Passed": _ev_passed,
     "TrickEnded": _ev_trick_ended,
     "HandEnded": _ev_hand_ended,
-    "MatchEnded": _ev_match_ended,
+    "MatchEnded": match_ended,
 }
 
 
@@ -511,7 +511,7 @@ def _deal(out: _Out, seed: int) -> None:
     holder = next((s for s in order if hands[s].count(JESTER) == 2), None)
     if auto and holder != order[-1]:
         holder = None  # already a revolution; only a greater one is left to declare
-    out.emit(
+    out.emit(committed(
         event(
             "HandDealt",
             {
@@ -524,7 +524,8 @@ def _deal(out: _Out, seed: int) -> None:
                 "jesters_seat": holder,
             },
             {s: {"hand": h} for s, h in hands.items()},
-        )
+        ),
+        deck, seed)
     )
 
 

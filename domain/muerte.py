@@ -26,6 +26,9 @@ from __future__ import annotations
 from typing import Any
 
 from domain.base import (
+    committed,
+    match_ended,
+    seat_parts,
     settle_options,
     check_player_count,
     table_seat,
@@ -41,6 +44,10 @@ from domain.base import (
 GAME_ID = "muerte"
 TITLE = "¡Muerte al rey!"
 RULES_VERSION = "1"
+# rules versions whose logs this module folds exactly as they were played
+FOLDS_RULES = ("1",)
+# events after which the deal in play is over and its commitment is revealed
+HAND_OVER_EVENTS = ("GameEnded", "MatchEnded")
 MIN_PLAYERS = 6
 MAX_PLAYERS = 16
 
@@ -226,8 +233,8 @@ def _ev_game_dealt(state: dict, ev: dict) -> dict:
     st = dict(state)
     p = len(state["players"])
     hands: list[list[str]] = [[] for _ in range(p)]
-    for key, part in (ev.get("private") or {}).items():
-        hands[int(key)] = list(part["hand"])
+    for seat, part in seat_parts(ev.get("private")):
+        hands[seat] = list(part["hand"])
     st["hands"] = hands
     st["identity"] = list(d["identity"])
     st["order"] = list(d["order"])
@@ -285,22 +292,15 @@ def _ev_cards_exchanged(state: dict, ev: dict) -> dict:
     return st
 
 
-def _ev_treason_denounced(state: dict, ev: dict) -> dict:
+def _ev_treason_answered(state: dict, ev: dict) -> dict:
+    """TreasonDenounced and TreasonIgnored: the seat has answered; a denunciation is recorded."""
     d = ev["data"]
-    st = dict(state)
     t = state["treason"]
-    st["treason"] = {"pending": [s for s in t["pending"] if s != d["seat"]], "chances": t["chances"],
-                     "denounced": t["denounced"] + [[d["seat"], d["traitor"], d["card"]]]}
-    return st
-
-
-def _ev_treason_ignored(state: dict, ev: dict) -> dict:
-    d = ev["data"]
-    st = dict(state)
-    t = state["treason"]
-    st["treason"] = {"pending": [s for s in t["pending"] if s != d["seat"]], "chances": t["chances"],
-                     "denounced": t["denounced"]}
-    return st
+    denounced = t["denounced"]
+    if ev["type"] == "TreasonDenounced":
+        denounced = denounced + [[d["seat"], d["traitor"], d["card"]]]
+    return {**state, "treason": {"pending": [s for s in t["pending"] if s != d["seat"]], "chances": t["chances"],
+                                 "denounced": denounced}}
 
 
 def _ev_accused(state: dict, ev: dict) -> dict:
@@ -402,19 +402,12 @@ def _ev_identity_assigned(state: dict, ev: dict) -> dict:
     return st
 
 
-def _ev_match_ended(state: dict, ev: dict) -> dict:
-    st = dict(state)
-    st["phase"] = "finished"
-    st["outcome"] = ev["data"]
-    return st
-
-
 _EVOLVERS = {
     "GameDealt": _ev_game_dealt,
     "ExchangeOffered": _ev_exchange_offered,
     "CardsExchanged": _ev_cards_exchanged,
-    "TreasonDenounced": _ev_treason_denounced,
-    "TreasonIgnored": _ev_treason_ignored,
+    "TreasonDenounced": _ev_treason_answered,
+    "TreasonIgnored": _ev_treason_answered,
     "Accused": _ev_accused,
     "CardLost": _ev_card_lost,
     "TurnBegan": _ev_turn_began,
@@ -423,7 +416,7 @@ _EVOLVERS = {
     "IdentitySwapped": _ev_identity_swapped,
     "IdentityAssignmentBegan": _ev_assignment_began,
     "IdentityAssigned": _ev_identity_assigned,
-    "MatchEnded": _ev_match_ended,
+    "MatchEnded": match_ended,
 }
 
 
@@ -447,17 +440,19 @@ def _deal(out: _Out, identity: list[str], seed: int) -> None:
     r = rng(f"deal:{seed}")
     order = turn_order(identity)
     hands: dict[int, list[str]] = {}
+    decks: dict[str, list[str]] = {}
     for team in TEAMS:
         deck = team_deck(team, n, st["options"]["deck"])
         r.shuffle(deck)
+        decks[team] = deck
         for i, s in enumerate(s for s in order if identity[s][0] == IDENTITY_SUIT[team]):
             hands[s] = sorted(deck[2 * i: 2 * i + 2], key=_card_key)
     teams_fixed = None
     if st["options"]["identity_mode"] != "random" and st["teams_fixed"] is None:
         teams_fixed = ["espadas" if c[0] == "E" else "bastos" for c in identity]
-    out.emit(event("GameDealt", {"game": st["game_no"] + 1, "identity": list(identity), "order": order,
-                                 "sizes": [2] * len(identity), "teams_fixed": teams_fixed},
-                   {s: {"hand": h} for s, h in hands.items()}))
+    out.emit(committed(event("GameDealt", {"game": st["game_no"] + 1, "identity": list(identity), "order": order,
+                                           "sizes": [2] * len(identity), "teams_fixed": teams_fixed},
+                             {s: {"hand": h} for s, h in hands.items()}), decks, seed))
 
 
 def _d_start(state: dict, command: dict) -> list[dict]:
@@ -845,10 +840,12 @@ def to_act(state: dict) -> list[int]:
     phase = state["phase"]
     if phase == "turn":
         return [state["turn"]]
+    # between two events of one move (a replay may stop there) the phase can
+    # outlive the exchange or accusation that it names: nobody acts then
     if phase == "giveback":
-        return [state["exchange"]["with"]]
+        return [state["exchange"]["with"]] if state["exchange"] else []
     if phase == "discard":
-        return [state["accusation"]["seat"]]
+        return [state["accusation"]["seat"]] if state["accusation"] else []
     if phase == "treason":
         return list(state["treason"]["pending"])
     if phase == "swapping":

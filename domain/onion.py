@@ -1,4 +1,4 @@
-"""Cripple Mr Onion (base game, no modifiers) as a decider (see ``domain.base``).
+"""Cripple Mr Onion (base game and the optional modifiers #0-#11) as a decider (see ``domain.base``).
 
 Cards are ints 0..103 (see ``domain.onion_hands``).  Money is in chips:
 ``sum(bankrolls) + pot`` never changes (every bet, raise, extra bet, bought
@@ -8,7 +8,9 @@ A round: ``RoundStarted`` (ante + first five) -> ``draw`` -> betting round 1
 (parts 1-3: ``bet_name`` -> ``bet_respond`` -> ``bet_dealer``?) ->
 ``DealerDealt`` -> ``buy``/``extra`` per player -> ``dealer_extra`` ->
 (``offer`` ...) -> betting round 2 (parts 1-2) -> showdown.  A Dealer who folds
-opens an ``auction``.  Readings are in ``docs/rules/onion.md``.
+opens an ``auction``.  Readings are in ``docs/rules/onion.md``.  With any
+modifier switched on the Showdown becomes a sequence of duels with
+declarations (see the "modifiers" section at the end of this module).
 """
 
 from __future__ import annotations
@@ -16,13 +18,42 @@ from __future__ import annotations
 from typing import Any
 
 from domain import onion_hands as H
-from domain.base import settle_options, check_player_count, Outbox, viewer_is_seat, REVIEWER, RuleViolation, event, int_field, int_list, require_seat, shuffled
+from domain.base import committed, match_ended, seat_parts, settle_options, check_player_count, Outbox, viewer_is_seat, REVIEWER, RuleViolation, event, int_field, int_list, require_seat, shuffled
 
 GAME_ID = "onion"
 TITLE = "Cripple Mr Onion"
-RULES_VERSION = "1"
+RULES_VERSION = "2"
+# rules versions whose logs this module folds exactly as they were played
+FOLDS_RULES = ("1",)
+# events after which the deal in play is over and its commitment is revealed
+HAND_OVER_EVENTS = ("RoundEnded", "MatchEnded")
 MIN_PLAYERS = 2
 MAX_PLAYERS = 7
+
+# the optional modifiers of seed 002 (#0..#11), in order; see docs/rules/onion.md
+MODIFIERS = (
+    ("crippling", "#0 Crippling: a nine-card running flush cripples a Great Onion and wins; a ten-card one "
+                  "out-cripples it and may also cripple a Lesser Onion."),
+    ("null_eights", "#1 Null eights: while eights are not wild an eight may count zero to lengthen an onion "
+                    "(fewer null eights wins a tie); the round after one is played, eights are wild."),
+    ("wild_crippling", "#2 Wild crippling: with wild eights a running flush cripples only an Onion holding at "
+                       "least as many wild cards."),
+    ("octavo", "#3 Octavo: with wild eights, eight eights are a Lesser Onion above all others, never crippled."),
+    ("lady", "#4 The Lady (queen of spades): declared and replaced by one of the next two cards; with wild "
+             "eights it devalues one eleven of every other hand."),
+    ("fate", "#5 Fate (king of cups): after the Lady, declared and replaced, zeroing the aces of the Lady's "
+             "player; with wild eights it stops eights being wild."),
+    ("great_atuin", "#6 Great A'Tuin (queen of coins): declared to move eight points from one card to another."),
+    ("elephants", "#7 The Elephants: four nines, tens or wild eights declared with the queen of coins make a "
+                  "Double Onion (below any other Double Onion)."),
+    ("sender_of_eights", "#8 The Sender of Eights (jack of diamonds): when visible, whoever plays eights loses "
+                         "its aces; with wild eights it is declared when dealt and zeroes all aces."),
+    ("death", "#9 Death (king of swords): when visible, one picture of every hand with two or more takes no "
+              "part in a Double (with wild eights also Triple) Onion."),
+    ("archchancellor", "#10 The Archchancellor (jack of staves): who plays it plays no eight as eight; declared, "
+                       "it brings out Death and a card from everyone, or turns wild."),
+    ("fool", "#11 The Fool (jack of clubs): declared just before Showdown, bagels and Onions swap places."),
+)
 
 OPTIONS: dict[str, Any] = {
     "type": "object",
@@ -36,6 +67,7 @@ OPTIONS: dict[str, Any] = {
                   "description": "The Stake in chips: the ante, and the price of one bought card."},
         "max_raise": {"type": "integer", "default": 5, "minimum": 1, "maximum": 1000,
                       "description": "The largest bid, raise or extra bet, as a multiple of the Stake."},
+        **{name: {"type": "boolean", "default": False, "description": text} for name, text in MODIFIERS},
     },
 }
 
@@ -92,7 +124,7 @@ def _amount(command: dict, field: str, lo: int, hi: int, what: str) -> int:
 
 
 def _Out(state: dict) -> Outbox:
-    return Outbox(state, evolve)
+    return _Box(state, evolve)
 
 
 # ----------------------------------------------------------------------- state
@@ -130,6 +162,7 @@ def initial_state(players: list[str], options: dict | None) -> dict:
         "carry": False,  # the Pot carries over as the next ante
         "last_round": None,
         "outcome": None,
+        "mods": _mods_init(opts),  # None unless a modifier is switched on
     }
 
 
@@ -146,9 +179,8 @@ def _ev_round_started(state: dict, ev: dict) -> dict:
     st["pot"] = d["pot"]
     priv = ev.get("private") or {}
     hands: list[list[int]] = [[] for _ in range(n)]
-    for key, part in priv.items():
-        if key != "deck":
-            hands[int(key)] = list(part["hand"])
+    for seat, part in seat_parts(priv):
+        hands[seat] = list(part["hand"])
     st["hands"] = hands
     st["up"] = [[] for _ in range(n)]
     st["deck"] = list(priv["deck"]["deck"]) if "deck" in priv else []
@@ -342,13 +374,6 @@ def _ev_round_ended(state: dict, ev: dict) -> dict:
     return st
 
 
-def _ev_match_ended(state: dict, ev: dict) -> dict:
-    st = dict(state)
-    st["phase"] = "finished"
-    st["outcome"] = ev["data"]
-    return st
-
-
 _EVOLVERS = {
     "RoundStarted": _ev_round_started,
     "Discarded": _ev_discarded,
@@ -369,7 +394,7 @@ _EVOLVERS = {
     "Bid": _ev_bid,
     "BidDeclined": _ev_bid,
     "RoundEnded": _ev_round_ended,
-    "MatchEnded": _ev_match_ended,
+    "MatchEnded": match_ended,
 }
 
 
@@ -377,7 +402,10 @@ def evolve(state: dict, ev: dict) -> dict:
     fn = _EVOLVERS.get(ev["type"])
     if fn is None:
         raise ValueError(f"onion: unknown event type {ev['type']!r}")
-    return fn(state, ev)
+    st = fn(state, ev)
+    if st.get("mods") is not None and ev["type"] in _MOD_AFTER:
+        st = _MOD_AFTER[ev["type"]](st, ev)
+    return st
 
 
 # ---------------------------------------------------------------- round flow
@@ -414,11 +442,11 @@ def _start_round(out: _Out, seed: int) -> None:
         pos += k
     private: dict[Any, Any] = {s: {"hand": sorted(h)} for s, h in hands.items()}
     private["deck"] = {"deck": deck[pos:]}
-    out.emit(event("RoundStarted", {
+    out.emit(committed(event("RoundStarted", {
         "round": st["round_no"] + 1, "dealer": dealer, "seating": seating, "order": order,
         "ante": ante, "carried": bool(st["carry"]), "bankrolls": bankrolls, "pot": pot,
         "turn": order[1],
-    }, private))
+    }, private), deck, seed))
 
 
 def _end_round(out: _Out, command: dict, winner: int | None, showdown: dict | None, reason: str) -> None:
@@ -477,6 +505,9 @@ def _close_part(out: _Out, command: dict) -> None:
 
 def _showdown(out: _Out, command: dict) -> None:
     st = out.state
+    if st.get("mods") is not None:
+        _mod_showdown(out, command)
+        return
     live = _live(st)
     result = {}
     best_seat, best_value = None, None
@@ -780,7 +811,7 @@ def to_act(state: dict) -> list[int]:
     return [state["turn"]]
 
 
-def legal_moves(state: dict, seat: int) -> list[dict]:
+def _base_legal_moves(state: dict, seat: int) -> list[dict]:
     if not isinstance(seat, int) or isinstance(seat, bool) or seat not in to_act(state):
         return []
     phase = state["phase"]
@@ -811,6 +842,8 @@ def legal_moves(state: dict, seat: int) -> list[dict]:
         return ([{"type": "match"}] if money >= owed else []) + [{"type": "fold"}]
     if phase == "auction":
         a = state["auction"]
+        if a is None:  # between two events of one move (a replay may stop there): nobody bids
+            return []
         own = a["bids"].get(str(seat), 0)
         lo = a["high"] + stake
         return ([{"type": "bid", "amount": lo}] if lo - own <= money else []) + [{"type": "decline_bid"}]
@@ -828,7 +861,7 @@ def legal_moves(state: dict, seat: int) -> list[dict]:
     return []
 
 
-def timeout_move(state: dict, seat: int) -> dict:
+def _base_timeout_move(state: dict, seat: int) -> dict:
     if not isinstance(seat, int) or isinstance(seat, bool) or seat not in to_act(state):
         raise RuleViolation("not-your-turn", f"seat {seat} has nothing to decide now", "turn")
     phase = state["phase"]
@@ -864,7 +897,7 @@ def roles(state: dict) -> list[str | None]:
     return out
 
 
-def view(state: dict, viewer: Any) -> dict:
+def _base_view(state: dict, viewer: Any) -> dict:
     is_seat = viewer_is_seat(state, viewer)
     b = state["betting"]
     a = state["auction"]
@@ -911,3 +944,692 @@ def outcome(state: dict) -> dict | None:
     if state["phase"] != "finished":
         return None
     return state["outcome"]
+
+
+# =================================================================== modifiers
+#
+# The twelve optional modifiers of seed 002 (#0..#11).  When any is switched on
+# ``state["mods"]`` holds the round's modifier state and the Showdown is played
+# as the seed tells it: after a round of declarations just before Showdown
+# (``predeclare``), the Elder's hand is shown; then each next player
+# (``showdown``) may declare modifiers and ``show``s; the hands are compared and
+# the losing side may ``answer`` with a modifier (the comparison is made again)
+# or ``concede``; the winner holds the table against the next player, round to
+# the Dealer.  Declarations are ``declare`` moves; a replacement card is chosen
+# with ``choose`` and the Archchancellor's forced disclosures are ``reveal``s.
+# Readings are in docs/rules/onion.md.
+
+INTERACTIVE = ("lady", "fate", "great_atuin", "elephants", "sender_of_eights", "death", "archchancellor", "fool")
+_SD_PHASES = ("predeclare", "showdown", "answer")
+_MOD_PHASES = _SD_PHASES + ("choose", "reveal")
+_NAMES = {H.LADY: "the Lady", H.FATE: "Fate", H.ATUIN: "Great A'Tuin", H.SENDER: "the Sender of Eights",
+          H.DEATH: "Death", H.ARCH: "the Archchancellor", H.FOOL: "the Fool"}
+_DECL_CARD = {"lady": H.LADY, "fate": H.FATE, "atuin": H.ATUIN, "elephants": H.ATUIN, "sender": H.SENDER,
+              "death": H.DEATH, "archchancellor": H.ARCH, "fool": H.FOOL}
+
+
+def _mods_init(opts: dict) -> dict | None:
+    if not any(opts.get(name) for name, _ in MODIFIERS):
+        return None
+    return _mods_round(None, 0)
+
+
+def _mods_round(prev: dict | None, n: int) -> dict:
+    """The modifier state at the start of a round (``n`` players)."""
+    wild = bool(prev and prev["next_wild"])
+    return {
+        "wild": wild,  # eights are wild now (round-wide)
+        "round_wild": wild,  # the round began with wild eights (#1ii)
+        "next_wild": False,  # the next round starts with wild eights
+        "rewild": None,  # #5ii: the seat whose own eights are wild again
+        "fate_stopped": None,  # #5ii: the seat whose Fate stopped wild eights
+        "declared": {},  # str(card) -> seat, special cards declared this round
+        "lady": None,  # {"seat", "mode": "replace" | "devalue"}
+        "fate": None,  # {"seat", "mode": "replace" | "stop"}
+        "zeroed": [],  # #5i: seats whose aces count zero
+        "atuin": None,  # {"seat", "from", "to"}
+        "elephants": None,  # {"seat", "cards"}
+        "sender": None,  # {"seat", "forced"}
+        "death": None,  # {"seat", "forced"}
+        "arch": None,  # {"seat"}
+        "jack_wild": False,  # #10ii
+        "fool": False,  # #11
+        "shown": [[] for _ in range(n)],  # cards each seat has disclosed (declared or revealed)
+        "table": [[] for _ in range(n)],  # replaced modifier cards left on the table
+        "pending": None,  # {"kind": "choose"|"reveal", "seat", "offer"?, "queue"?, "card"?, "resume"}
+        "sd": None,  # the Showdown in progress
+        "notes": ["#1ii: eights are wild this round"] if wild else [],
+    }
+
+
+def _opt(st: dict, name: str) -> bool:
+    return bool(st["options"].get(name))
+
+
+def _wild(st: dict, seat: int) -> bool:
+    m = st["mods"]
+    return _opt(st, "null_eights") and (m["wild"] or m["rewild"] == seat)
+
+
+def _disclosed(st: dict, seat: int) -> set[int]:
+    m = st["mods"]
+    sd = m["sd"]
+    if sd and seat in sd["shown"]:
+        return set(st["hands"][seat])
+    return (set(st["up"][seat]) | set(m["shown"][seat])) & set(st["hands"][seat])
+
+
+def _visible(st: dict, c: int) -> bool:
+    """A special card is visible: declared this round, or face up in a hand still in."""
+    if str(c) in st["mods"]["declared"]:
+        return True
+    return any(c in st["hands"][s] and c in _disclosed(st, s) for s in st["in_round"])
+
+
+def _holder(st: dict, c: int) -> int | None:
+    for s in st["in_round"]:
+        if c in st["hands"][s]:
+            return s
+    return None
+
+
+def _ctx(st: dict, seat: int) -> dict:
+    """What the modifiers in force mean for ``seat``'s hand (see onion_hands.evaluate)."""
+    m = st["mods"]
+    wild = _wild(st, seat)
+    ctx: dict[str, Any] = {"wild": wild, "null": _opt(st, "null_eights") and not wild,
+                           "fool": m["fool"], "octavo": _opt(st, "octavo") and wild,
+                           "crippling": _opt(st, "crippling"), "arch": _opt(st, "archchancellor"),
+                           "jack_wild": m["jack_wild"]}
+    if _opt(st, "sender_of_eights"):
+        if wild and m["sender"] is not None:
+            ctx["zero_aces"] = ctx["wild_limited"] = True
+        elif not wild and _visible(st, H.SENDER):
+            ctx["sender"] = True
+    if seat in m["zeroed"]:
+        ctx["zero_aces"] = True
+    lady = m["lady"]
+    if lady and lady["mode"] == "devalue" and m["wild"] and lady["seat"] != seat:
+        ctx["lady"] = True
+    if _opt(st, "death") and _visible(st, H.DEATH):
+        ctx["death"] = [2, 3] if wild else [2]
+    if m["atuin"] and m["atuin"]["seat"] == seat:
+        ctx["shift"] = [m["atuin"]["from"], m["atuin"]["to"]]
+    if m["elephants"] and m["elephants"]["seat"] == seat:
+        ctx["elephants"] = list(m["elephants"]["cards"])
+    return ctx
+
+
+def _arrange(st: dict, seat: int) -> dict:
+    hand = list(st["hands"][seat])
+    return {"cards": hand, **H.evaluate(hand, _ctx(st, seat))}
+
+
+# ---------------------------------------------------------------- outbox hook
+
+
+class _Box(Outbox):
+    """An Outbox that declares the Sender of Eights as soon as it is dealt in a
+    round of wild eights (#8ii)."""
+
+    __slots__ = ()
+    DEALING = ("RoundStarted", "Discarded", "DealerDealt", "Bought", "Stood", "ReplacementChosen")
+
+    def emit(self, ev: dict) -> None:
+        super().emit(ev)
+        st = self.state
+        if ev["type"] not in self.DEALING or st.get("mods") is None or not _opt(st, "sender_of_eights"):
+            return
+        if st["mods"]["sender"] is not None or str(H.SENDER) in st["mods"]["declared"]:
+            return
+        s = _holder(st, H.SENDER)
+        if s is not None and _wild(st, s):
+            super().emit(event("Declared", {"seat": s, "modifier": "sender", "card": H.SENDER, "forced": True}))
+
+
+# ------------------------------------------------------------------ evolvers
+
+
+def _after_round_started(st: dict, ev: dict) -> dict:
+    return {**st, "mods": _mods_round(st["mods"] if st["round_no"] > 1 else None, len(st["players"]))}
+
+
+def _after_round_ended(st: dict, ev: dict) -> dict:
+    m = st["mods"]
+    sd = ev["data"].get("showdown") or {}
+    nulls = any(r.get("null_eights") for r in sd.values())
+    return {**st, "mods": {**m, "next_wild": _opt(st, "null_eights") and not m["round_wild"] and nulls,
+                           "pending": None}}
+
+
+_MOD_AFTER = {"RoundStarted": _after_round_started, "RoundEnded": _after_round_ended}
+
+
+def _m(st: dict) -> dict:
+    """A shallow copy of ``st`` whose ``mods`` may be changed in place (one level)."""
+    out = dict(st)
+    out["mods"] = dict(st["mods"])
+    return out
+
+
+def _show_cards(m: dict, seat: int, cards: list[int]) -> None:
+    shown = list(m["shown"])
+    shown[seat] = sorted(set(shown[seat]) | set(cards))
+    m["shown"] = shown
+
+
+def _note(m: dict, text: str) -> None:
+    m["notes"] = m["notes"] + [text]
+
+
+def _ev_declared(state: dict, ev: dict) -> dict:
+    d = ev["data"]
+    st = _m(state)
+    m = st["mods"]
+    seat, kind = d["seat"], d["modifier"]
+    who = st["players"][seat]
+    if kind != "rewild":
+        m["declared"] = {**m["declared"], str(d["card"]): seat}
+        _show_cards(m, seat, [d["card"]])  # a declared card is put face up
+    if kind == "lady":
+        m["lady"] = {"seat": seat, "mode": d["mode"]}
+        if d["mode"] == "devalue":
+            _show_cards(m, seat, [H.LADY])
+            _note(m, f"#4ii: {who} declared the Lady: one eleven of every other hand counts one while eights are wild")
+        else:
+            _note(m, f"#4i: {who} declared the Lady and takes one of the next two cards in its place")
+    elif kind == "fate":
+        m["fate"] = {"seat": seat, "mode": d["mode"]}
+        if d["mode"] == "stop":
+            m["wild"] = False
+            m["fate_stopped"] = seat
+            _show_cards(m, seat, [H.FATE])
+            _note(m, f"#5ii: {who} declared Fate: eights are no longer wild")
+        else:
+            m["zeroed"] = m["zeroed"] + [d["zeroes"]]
+            _note(m, f"#5i: {who} declared Fate: the aces of {st['players'][d['zeroes']]} count zero")
+    elif kind == "rewild":
+        m["rewild"] = seat
+        if H.LADY in st["hands"][seat]:
+            _show_cards(m, seat, [H.LADY])  # the Lady is shown to claim the right
+        _note(m, f"#5ii: {who}, holder of the Lady, makes its own eights wild again")
+    elif kind == "atuin":
+        m["atuin"] = {"seat": seat, "from": d["from"], "to": d["to"]}
+        _show_cards(m, seat, [H.ATUIN, d["from"], d["to"]])
+        _note(m, f"#6: {who} declared Great A'Tuin: eight points move from the {H.card_name(d['from'])} "
+                 f"to the {H.card_name(d['to'])}")
+    elif kind == "elephants":
+        m["elephants"] = {"seat": seat, "cards": list(d["cards"])}
+        _show_cards(m, seat, [H.ATUIN] + list(d["cards"]))
+        _note(m, f"#7: {who} declared the Elephants: a Double Onion, beaten by any other Double Onion")
+    elif kind == "sender":
+        m["sender"] = {"seat": seat, "forced": bool(d.get("forced"))}
+        _show_cards(m, seat, [H.SENDER])
+        _note(m, f"#8: {who} holds the Sender of Eights, now visible"
+                 + (" (declared when dealt: aces count zero, wild eights not one or eleven)" if d.get("forced") else ""))
+    elif kind == "death":
+        m["death"] = {"seat": seat, "forced": False}
+        _show_cards(m, seat, [H.DEATH])
+        _note(m, f"#9: {who} shows Death: one picture of every hand with two or more leaves its Double Onion")
+    elif kind == "archchancellor":
+        m["arch"] = {"seat": seat}
+        _show_cards(m, seat, [H.ARCH])
+        holder = d["death_holder"]
+        if holder is not None:
+            m["death"] = {"seat": holder, "forced": True}
+            m["declared"] = {**m["declared"], str(H.DEATH): holder}
+            _show_cards(m, holder, [H.DEATH])
+            _note(m, f"#10ii: {who} declared the Archchancellor: {st['players'][holder]} must show Death, "
+                     "and every other player one undisclosed card")
+        else:
+            m["jack_wild"] = True
+            _note(m, f"#10ii: {who} declared the Archchancellor; nobody holds Death: the jack of staves is wild")
+    elif kind == "fool":
+        m["fool"] = True
+        _show_cards(m, seat, [H.FOOL])
+        _note(m, f"#11: {who} declared the Fool: bagels and Onions swap places for the rest of the round")
+    pend = d.get("pending")
+    if pend:
+        m["pending"] = {**pend, "resume": {"phase": state["phase"], "turn": state["turn"]}}
+        st["phase"] = pend["kind"]
+        st["turn"] = pend["seat"]
+        if pend["kind"] == "choose":
+            m["pending"]["offer"] = list(st["deck"][:2])
+    return st
+
+
+def _resume(st: dict, m: dict) -> None:
+    r = m["pending"]["resume"]
+    st["phase"], st["turn"] = r["phase"], r["turn"]
+    m["pending"] = None
+
+
+def _ev_replacement(state: dict, ev: dict) -> dict:
+    d = ev["data"]
+    st = _m(state)
+    m = st["mods"]
+    seat, special = d["seat"], d["card"]
+    kept = m["pending"]["offer"][d["index"]]
+    hands = list(st["hands"])
+    hands[seat] = sorted([c for c in hands[seat] if c != special] + [kept])
+    st["hands"] = hands
+    if special in st["up"][seat]:  # the replacement takes the face-up place of the card
+        up = list(st["up"])
+        up[seat] = sorted([c for c in up[seat] if c != special] + [kept])
+        st["up"] = up
+    st["deck"] = st["deck"][2:]
+    st["discards"] = st["discards"] + 2  # the special card (left on the table) and the card not chosen
+    table = list(m["table"])
+    table[seat] = table[seat] + [special]
+    m["table"] = table
+    _resume(st, m)
+    return st
+
+
+def _ev_revealed(state: dict, ev: dict) -> dict:
+    d = ev["data"]
+    st = _m(state)
+    m = st["mods"]
+    _show_cards(m, d["seat"], [d["card"]])
+    queue = [s for s in m["pending"]["queue"] if s != d["seat"]]
+    if queue:
+        m["pending"] = {**m["pending"], "queue": queue, "seat": queue[0]}
+        st["turn"] = queue[0]
+    else:
+        _resume(st, m)
+    return st
+
+
+def _ev_sd(state: dict, ev: dict) -> dict:
+    """ShowdownOpened, Ready, ChallengerCalled, HandShown, Compared, Conceded, DuelEnded."""
+    d = ev["data"]
+    st = _m(state)
+    m = st["mods"]
+    t = ev["type"]
+    if t == "ShowdownOpened":
+        m["sd"] = {"order": list(d["order"]), "holder": None, "challenger": None, "leader": None,
+                   "crippler": None, "shown": [], "results": {}, "duels": []}
+    else:
+        sd = dict(m["sd"])
+        m["sd"] = sd
+        if t == "HandShown":
+            sd["shown"] = sd["shown"] + [d["seat"]]
+            sd["results"] = {**sd["results"], str(d["seat"]): d["arrangement"]}
+            if d["role"] == "holder":
+                sd["holder"] = sd["leader"] = d["seat"]
+            else:
+                sd["challenger"] = d["seat"]
+        elif t == "Compared":
+            sd["results"] = {**sd["results"], **d["hands"]}
+            sd["leader"] = d["winner"]
+            if d.get("crippler") is not None:
+                sd["crippler"] = d["crippler"]
+        elif t == "DuelEnded":
+            sd["holder"] = sd["leader"] = d["winner"]
+            sd["challenger"] = None
+            sd["duels"] = sd["duels"] + [{k: d[k] for k in ("winner", "loser", "how")}]
+    _goto(st, d)
+    return st
+
+
+_EVOLVERS.update({
+    "Declared": _ev_declared,
+    "ReplacementChosen": _ev_replacement,
+    "CardRevealed": _ev_revealed,
+    "ShowdownOpened": _ev_sd,
+    "Ready": _ev_sd,
+    "HandShown": _ev_sd,
+    "Compared": _ev_sd,
+    "Conceded": _ev_sd,
+    "DuelEnded": _ev_sd,
+    "ChallengerCalled": _ev_sd,
+})
+
+
+# ------------------------------------------------------------------ showdown
+
+
+def _interactive(st: dict) -> bool:
+    return any(_opt(st, name) for name in INTERACTIVE)
+
+
+def _mod_showdown(out: _Out, command: dict) -> None:
+    st = out.state
+    order = [s for s in st["order"][1:] + st["order"][:1] if s in st["in_round"]]
+    to = {"phase": "predeclare", "turn": order[0]} if _interactive(st) else None
+    out.emit(event("ShowdownOpened", {"order": order, "to": to}))
+    if to is None:
+        _sd_begin(out, command)
+
+
+def _sd_begin(out: _Out, command: dict) -> None:
+    st = out.state
+    holder = st["mods"]["sd"]["order"][0]
+    out.emit(event("HandShown", {"seat": holder, "role": "holder", "cards": list(st["hands"][holder]),
+                                 "arrangement": _arrange(st, holder)}))
+    _sd_next(out, command)
+
+
+def _sd_next(out: _Out, command: dict) -> None:
+    st = out.state
+    sd = st["mods"]["sd"]
+    rest = [s for s in sd["order"] if s not in sd["shown"]]
+    if not rest:
+        _sd_finish(out, command)
+        return
+    c = rest[0]
+    if _interactive(st):
+        out.emit(event("ChallengerCalled", {"seat": c, "to": {"phase": "showdown", "turn": c}}))
+        return
+    _sd_show(out, command, c)
+
+
+def _sd_show(out: _Out, command: dict, seat: int) -> None:
+    st = out.state
+    out.emit(event("HandShown", {"seat": seat, "role": "challenger", "cards": list(st["hands"][seat]),
+                                 "arrangement": _arrange(st, seat)}))
+    _sd_compare(out, command)
+
+
+def _precedes(st: dict, a: int, b: int) -> bool:
+    return st["order"].index(a) < st["order"].index(b)
+
+
+def _cripples(st: dict, x: dict, y: dict) -> bool:
+    """#0 (with #2, #3, #11): hand ``x``'s running flush cripples ``y``'s top grouping."""
+    run = x.get("run")
+    if not _opt(st, "crippling") or not run:
+        return False
+    top = y.get("top")
+    fool = st["mods"]["fool"]
+    need = {"great_onion": 9, "lesser_onion": 10}.get(top)
+    if top == "great_bagel" and fool:
+        need = 9
+    if need is None or run["length"] < need:
+        return False
+    if _opt(st, "wild_crippling") and run["wilds"] > y.get("onion_wilds", 0):
+        return False
+    return True
+
+
+def _judge(st: dict, h: int, c: int) -> tuple[int, int, str, dict, dict | None]:
+    """(winner, loser, how, arrangements, new crippler) of the duel of ``h`` and ``c``."""
+    sd = st["mods"]["sd"]
+    a = {h: _arrange(st, h), c: _arrange(st, c)}
+    cr = sd["crippler"]
+    if cr is not None and cr["seat"] in (h, c):
+        k = cr["seat"]
+        o = c if k == h else h
+        run = a[o].get("run")
+        if (run and run["length"] > cr["length"]
+                and not (_opt(st, "wild_crippling") and run["wilds"] > cr["victim_wilds"])):
+            return o, k, "out-crippled", a, {"seat": o, "length": run["length"], "victim_wilds": cr["victim_wilds"]}
+        return k, o, "crippler", a, None
+    for x, y in ((c, h), (h, c)):
+        if _cripples(st, a[x], a[y]):
+            return x, y, "crippled", a, {"seat": x, "length": a[x]["run"]["length"],
+                                         "victim_wilds": a[y].get("onion_wilds", 0)}
+    cmp = H.compare(a[h]["value"], a[c]["value"])
+    if cmp == 0:
+        w = h if _precedes(st, h, c) else c
+        return w, (c if w == h else h), "precedence", a, None
+    return (h, c, "value", a, None) if cmp > 0 else (c, h, "value", a, None)
+
+
+def _sd_compare(out: _Out, command: dict) -> None:
+    st = out.state
+    sd = st["mods"]["sd"]
+    h, c = sd["holder"], sd["challenger"]
+    w, lo, how, a, crip = _judge(st, h, c)
+    answer = _interactive(st) and how not in ("crippled", "out-crippled", "crippler")
+    to = {"phase": "answer", "turn": lo} if answer else None
+    out.emit(event("Compared", {"holder": h, "challenger": c, "winner": w, "loser": lo, "how": how,
+                                "hands": {str(s): v for s, v in a.items()}, "crippler": crip, "to": to}))
+    if not answer:
+        _sd_end_duel(out, command, w, lo, how)
+
+
+def _sd_end_duel(out: _Out, command: dict, w: int, lo: int, how: str) -> None:
+    out.emit(event("DuelEnded", {"winner": w, "loser": lo, "how": how}))
+    _sd_next(out, command)
+
+
+def _sd_finish(out: _Out, command: dict) -> None:
+    st = out.state
+    sd = st["mods"]["sd"]
+    result = {str(s): _arrange(st, s) for s in sd["order"]}
+    _end_round(out, command, sd["holder"], result, "showdown")
+
+
+# -------------------------------------------------------------- declarations
+
+
+def _pairs_for_shift(st: dict, seat: int) -> list[tuple[int, int]]:
+    """#6: (from, to) pairs: a card worth 9..11 gives eight points to a card
+    worth 1..3 (an ace gives as eleven and takes as one); wild and zeroed cards
+    have no value to move."""
+    hand = st["hands"][seat]
+    ctx = _ctx(st, seat)
+    wild = {c for c in hand if (ctx["wild"] and H.rank_of(c) == 8) or (ctx.get("jack_wild") and c == H.ARCH)}
+    zero = ctx.get("zero_aces")
+    givers = [c for c in hand if c not in wild and (H.value_of(c) >= 9 or (H.is_ace(c) and not zero))]
+    takers = [c for c in hand if c not in wild and (H.value_of(c) in (2, 3) or (H.is_ace(c) and not zero))]
+    return [(a, b) for a in givers for b in takers if a != b]
+
+
+def _elephant_sets(st: dict, seat: int) -> list[list[int]]:
+    from itertools import combinations
+    hand = st["hands"][seat]
+    wild8 = _wild(st, seat)
+    limited = _opt(st, "sender_of_eights") and wild8 and st["mods"]["sender"] is not None
+    pool = [c for c in hand if H.rank_of(c) in (9, 10) or (wild8 and H.rank_of(c) == 8)]
+    out = []
+    for combo in combinations(sorted(pool), 4):
+        if H.elephant_points(list(combo), [wild8 and H.rank_of(x) == 8 for x in combo], limited) is not None:
+            out.append(list(combo))
+    return out
+
+
+def _declarations(st: dict, seat: int) -> list[dict]:
+    """The declarations ``seat`` may make now (it is on turn)."""
+    m = st["mods"]
+    phase = st["phase"]
+    if m is None or phase in ("choose", "reveal") or seat not in st["in_round"]:
+        return []
+    hand = st["hands"][seat]
+    done = m["declared"]
+    sd_phase = phase in _SD_PHASES
+    moves: list[dict] = []
+    if _opt(st, "archchancellor") and H.ARCH in hand and str(H.ARCH) not in done:
+        moves.append({"type": "declare", "modifier": "archchancellor"})
+    if not sd_phase:
+        return moves
+    wild = _wild(st, seat)
+    if _opt(st, "fool") and phase == "predeclare" and H.FOOL in hand and str(H.FOOL) not in done:
+        moves.append({"type": "declare", "modifier": "fool"})
+    if _opt(st, "lady") and H.LADY in hand and str(H.LADY) not in done and (wild or len(st["deck"]) >= 2):
+        moves.append({"type": "declare", "modifier": "lady"})
+    if _opt(st, "fate") and H.FATE in hand and str(H.FATE) not in done:
+        if m["wild"] and wild:
+            moves.append({"type": "declare", "modifier": "fate"})
+        elif not wild and m["lady"] and m["lady"]["mode"] == "replace" and len(st["deck"]) >= 2:
+            moves.append({"type": "declare", "modifier": "fate"})
+    if (_opt(st, "fate") and m["fate_stopped"] is not None and m["fate_stopped"] != seat and m["rewild"] is None
+            and (H.LADY in hand or (m["lady"] and m["lady"]["seat"] == seat))):
+        moves.append({"type": "declare", "modifier": "rewild"})
+    if H.ATUIN in hand and str(H.ATUIN) not in done:
+        if _opt(st, "great_atuin"):
+            moves += [{"type": "declare", "modifier": "atuin", "from": a, "to": b} for a, b in _pairs_for_shift(st, seat)]
+        if _opt(st, "elephants"):
+            moves += [{"type": "declare", "modifier": "elephants", "cards": cs} for cs in _elephant_sets(st, seat)]
+    if (_opt(st, "sender_of_eights") and H.SENDER in hand and str(H.SENDER) not in done and not wild
+            and H.SENDER not in st["up"][seat]):
+        moves.append({"type": "declare", "modifier": "sender"})
+    if _opt(st, "death") and H.DEATH in hand and str(H.DEATH) not in done and not _visible(st, H.DEATH):
+        moves.append({"type": "declare", "modifier": "death"})
+    return moves
+
+
+def _norm(move: dict) -> dict:
+    out = {k: v for k, v in move.items() if k not in ("seat", "seed")}
+    if isinstance(out.get("cards"), list):
+        out["cards"] = sorted(out["cards"]) if all(isinstance(x, int) for x in out["cards"]) else out["cards"]
+    return out
+
+
+def _d_mod(state: dict, command: dict) -> list[dict]:
+    seat = require_seat(command)
+    if state.get("mods") is None:
+        raise RuleViolation("no-modifiers", "no modifier is switched on at this table", "invalid")
+    if seat not in to_act(state):
+        raise RuleViolation("not-your-turn", f"it is not seat {seat}'s turn to make this move now", "turn")
+    kind = command["type"]
+    legal = legal_moves(state, seat)
+    if _norm(command) not in [_norm(x) for x in legal]:
+        if kind == "declare":
+            raise RuleViolation("cannot-declare", "that declaration is not open to you now")
+        raise RuleViolation("not-allowed-now", f"'{kind}' with these fields is not a legal move now")
+    out = _Out(state)
+    st = state
+    m = st["mods"]
+    if kind == "declare":
+        _declare(out, command, seat)
+    elif kind == "choose":
+        p = m["pending"]
+        idx = p["offer"].index(command["card"])
+        kept, rejected = p["offer"][idx], p["offer"][1 - idx]
+        public_kept = p["card"] in st["up"][seat]
+        out.emit(event("ReplacementChosen", {"seat": seat, "card": p["card"], "index": idx,
+                                             **({"kept": kept} if public_kept else {})},
+                       {seat: {"kept": kept, "rejected": rejected}}))
+        _after_declaring(out, command)
+    elif kind == "reveal":
+        out.emit(event("CardRevealed", {"seat": seat, "card": command["card"]}))
+        if out.state["mods"]["pending"] is None:
+            _after_declaring(out, command)
+    elif kind == "ready":
+        order = m["sd"]["order"]
+        nxt = _next_in(order, seat)
+        out.emit(event("Ready", {"seat": seat, "to": {"phase": "predeclare", "turn": nxt} if nxt is not None else None}))
+        if nxt is None:
+            _sd_begin(out, command)
+    elif kind == "show":
+        _sd_show(out, command, seat)
+    elif kind == "concede":
+        sd = m["sd"]
+        w = sd["holder"] if seat == sd["challenger"] else sd["challenger"]
+        out.emit(event("Conceded", {"seat": seat}))
+        _sd_end_duel(out, command, w, seat, "conceded")
+    return out.events
+
+
+def _declare(out: _Out, command: dict, seat: int) -> None:
+    st = out.state
+    m = st["mods"]
+    kind = command["modifier"]
+    data: dict[str, Any] = {"seat": seat, "modifier": kind, "card": _DECL_CARD.get(kind, H.LADY)}
+    private = None
+    if kind == "lady":
+        data["mode"] = "devalue" if _wild(st, seat) else "replace"
+    elif kind == "fate":
+        data["mode"] = "stop" if _wild(st, seat) else "replace"
+        if data["mode"] == "replace":
+            data["zeroes"] = m["lady"]["seat"]
+    elif kind == "atuin":
+        data["from"], data["to"] = command["from"], command["to"]
+    elif kind == "elephants":
+        data["cards"] = sorted(command["cards"])
+    elif kind == "archchancellor":
+        holder = _holder(st, H.DEATH)
+        data["death_holder"] = holder
+        data["jack_wild"] = holder is None
+        if holder is not None:
+            queue = [s for s in st["order"][1:] + st["order"][:1]
+                     if s in st["in_round"] and s not in (seat, holder)
+                     and set(st["hands"][s]) - _disclosed(st, s) - {H.ARCH, H.DEATH}]
+            if queue:
+                data["pending"] = {"kind": "reveal", "seat": queue[0], "queue": queue}
+    if data.get("mode") == "replace":
+        data["pending"] = {"kind": "choose", "seat": seat, "card": data["card"]}
+        private = {seat: {"offer": list(st["deck"][:2])}}
+    out.emit(event("Declared", data, private))
+    if out.state["mods"]["pending"] is None:
+        _after_declaring(out, command)
+
+
+def _after_declaring(out: _Out, command: dict) -> None:
+    """A declaration is complete: in an answer, the hands are compared again."""
+    st = out.state
+    if st["phase"] == "answer":
+        _sd_compare(out, command)
+
+
+_DECIDERS.update({name: _d_mod for name in ("declare", "choose", "reveal", "ready", "show", "concede")})
+
+
+# ------------------------------------------------------------------- queries
+
+
+def legal_moves(state: dict, seat: int) -> list[dict]:
+    if not isinstance(seat, int) or isinstance(seat, bool) or seat not in to_act(state):
+        return []
+    m = state.get("mods")
+    if m is None:
+        return _base_legal_moves(state, seat)
+    phase = state["phase"]
+    if phase == "choose":
+        return [{"type": "choose", "card": c} for c in m["pending"]["offer"]]
+    if phase == "reveal":
+        return [{"type": "reveal", "card": c}
+                for c in sorted(set(state["hands"][seat]) - _disclosed(state, seat))]
+    decl = _declarations(state, seat)
+    if phase == "predeclare":
+        return decl + [{"type": "ready"}]
+    if phase == "showdown":
+        return decl + [{"type": "show"}]
+    if phase == "answer":
+        return decl + [{"type": "concede"}]
+    return _base_legal_moves(state, seat) + decl
+
+
+def timeout_move(state: dict, seat: int) -> dict:
+    if not isinstance(seat, int) or isinstance(seat, bool) or seat not in to_act(state):
+        raise RuleViolation("not-your-turn", f"seat {seat} has nothing to decide now", "turn")
+    phase = state["phase"]
+    if state.get("mods") is not None and phase in _MOD_PHASES:
+        if phase in ("choose", "reveal"):
+            return legal_moves(state, seat)[0]
+        return {"predeclare": {"type": "ready"}, "showdown": {"type": "show"}, "answer": {"type": "concede"}}[phase]
+    return _base_timeout_move(state, seat)
+
+
+def view(state: dict, viewer: Any) -> dict:
+    v = _base_view(state, viewer)
+    m = state.get("mods")
+    if m is None:
+        return v
+    sd = m["sd"]
+    pend = m["pending"]
+    v["modifiers"] = {
+        "eights_wild": m["wild"],
+        "round_began_wild": m["round_wild"],
+        "next_round_wild": m["next_wild"],
+        "own_eights_wild_again": m["rewild"],
+        "declared": [{"card": int(c), "name": _NAMES.get(int(c), H.card_name(int(c))), "seat": s}
+                     for c, s in m["declared"].items()],
+        "lady": m["lady"], "fate": m["fate"], "zeroed_aces": list(m["zeroed"]),
+        "great_atuin": m["atuin"], "elephants": m["elephants"], "sender": m["sender"], "death": m["death"],
+        "archchancellor": m["arch"], "jack_of_staves_wild": m["jack_wild"], "fool": m["fool"],
+        "disclosed": [sorted(_disclosed(state, s)) if s in state["in_round"] else [] for s in
+                      range(len(state["players"]))],
+        "on_table": [list(t) for t in m["table"]],
+        "pending": None if pend is None else {k: pend[k] for k in ("kind", "seat") if k in pend},
+        "showdown": None if sd is None else {
+            "order": list(sd["order"]), "holder": sd["holder"], "challenger": sd["challenger"],
+            "leader": sd["leader"], "crippler": sd["crippler"], "shown": list(sd["shown"]),
+            "arrangements": dict(sd["results"]), "duels": list(sd["duels"])},
+        "notes": list(m["notes"]),
+    }
+    if pend and pend.get("kind") == "choose" and (viewer == pend["seat"] or viewer == REVIEWER):
+        v["modifiers"]["offer"] = list(pend["offer"])
+    return v

@@ -20,6 +20,27 @@ class UnknownGame(KeyError):
     pass
 
 
+class UnsupportedRules(ValueError):
+    """A log written under rules this code no longer folds the same way."""
+
+
+def for_rules(game_id: str, rules: str | None) -> ModuleType:
+    """The module that folds a game started under rules version ``rules``.
+
+    A game keeps the rules version it started under (every event records
+    it).  A module lists in ``FOLDS_RULES`` the versions whose logs it folds
+    exactly as they were played; a change that would fold old logs
+    differently gets a new version, and the old code stays registered as
+    its own module until no stored game needs it.
+    """
+    module = get(game_id)
+    folds = (module.RULES_VERSION, *getattr(module, "FOLDS_RULES", ()))
+    if rules is not None and rules not in folds:
+        raise UnsupportedRules(f"{game_id} rules version {rules} is not folded by this release "
+                               f"(it folds {', '.join(folds)})")
+    return module
+
+
 def get(game_id: str) -> ModuleType:
     module = _loaded.get(game_id)
     if module is None:

@@ -18,19 +18,35 @@ A table is a JSON object:
 ``timeouts``           ``{"<seat>": n}``: timeouts in a row
 ``absent``             seats marked absent
 ``frozen``             moves refused while a reviewer holds the game
+``deals``              ``{"open": [...], "due": [...], "count": n}``: deals whose
+                       commitment is not yet revealed (``due`` once their hand
+                       is over) and how many deals there have been
+``deal_seed``          (duplicate play) the secret all of a game's seeds come from
+``notes``              reviewers' notes ``[{"version", "text", "by"}]``
+``adjudication``       ``None`` or the reviewers' rulings: ``void``,
+                       ``award`` (a result), ``corrections`` (score deltas)
 """
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 from typing import Any
 
 from . import registry
+from .base import DEAL
 
 # Events every game shares; all others belong to the game's own evolve.
 GAME_CREATED = "GameCreated"
 TURN_TIMED_OUT = "TurnTimedOut"
-TABLE_EVENTS = {GAME_CREATED, TURN_TIMED_OUT}
+DEAL_REVEALED = "DealRevealed"
+GAME_FROZEN = "GameFrozen"
+GAME_UNFROZEN = "GameUnfrozen"
+NOTE_ADDED = "NoteAdded"
+ADJUDICATED = "Adjudicated"
+TABLE_EVENTS = {GAME_CREATED, TURN_TIMED_OUT, DEAL_REVEALED, GAME_FROZEN, GAME_UNFROZEN, NOTE_ADDED, ADJUDICATED}
+REVIEW_EVENTS = {GAME_FROZEN, GAME_UNFROZEN, NOTE_ADDED, ADJUDICATED}
+ADJUDICATIONS = ("void", "award", "correct_score", "unfreeze")
 
 TIMING_OPTIONS = {
     "turn_seconds": {
@@ -52,14 +68,25 @@ TIMING_OPTIONS = {
 }
 
 
+# Options every game has: the timing ones and what becomes public at the end.
+TABLE_OPTIONS = {
+    **TIMING_OPTIONS,
+    "public_after_end": {
+        "type": "boolean", "default": False,
+        "description": "Once the game is over, everyone (seats and spectators) may read the whole log "
+                       "and replay it from any viewpoint.",
+    },
+}
+
+
 def epoch(iso: str) -> float:
     return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
 
 
 def split_options(game_type: str, options: dict) -> tuple[dict, dict]:
-    """Separate the timing options from the game's own."""
-    game_opts = {k: v for k, v in options.items() if k not in TIMING_OPTIONS}
-    timing = {k: options.get(k, spec["default"]) for k, spec in TIMING_OPTIONS.items()}
+    """Separate the table's options (timing, publicity) from the game's own."""
+    game_opts = {k: v for k, v in options.items() if k not in TABLE_OPTIONS}
+    timing = {k: options.get(k, spec["default"]) for k, spec in TABLE_OPTIONS.items()}
     return game_opts, timing
 
 
@@ -77,7 +104,7 @@ def evolve(table: dict | None, env: dict) -> dict:
     etype = env["type"]
     if etype == GAME_CREATED:
         d = env["data"]
-        module = registry.get(d["game"])
+        module = registry.for_rules(d["game"], d.get("rules"))
         game_opts, timing = split_options(d["game"], d["options"])
         table = {
             "game": d["game"],
@@ -91,6 +118,10 @@ def evolve(table: dict | None, env: dict) -> dict:
             "timeouts": {},
             "absent": [],
             "frozen": False,
+            "deals": {"open": [], "due": [], "count": 0},
+            "deal_seed": ((env.get("private") or {}).get("setup") or {}).get("deal_seed"),
+            "notes": [],
+            "adjudication": None,
         }
         if timing.get("bank_seconds") is not None:
             table["bank"] = {str(s): float(timing["bank_seconds"]) for s in range(len(d["players"]))}
@@ -113,8 +144,15 @@ def evolve(table: dict | None, env: dict) -> dict:
             clock = dict(table["clock"])
             clock.pop(seat, None)  # the timeout move that follows restarts it if needed
             table["clock"] = clock
+        elif etype == DEAL_REVEALED:
+            deals = dict(table["deals"])
+            deals["due"] = [d for d in deals["due"] if d["version"] != env["data"]["deal_version"]]
+            table["deals"] = deals
+        elif etype in REVIEW_EVENTS:
+            _review(table, env)
         else:
             table["state"] = module.evolve(table["state"], env)
+            _track_deals(table, module, env)
             if actor.startswith("seat:"):
                 seat = actor[5:]
                 if table["timeouts"].get(seat) or int(seat) in table["absent"]:
@@ -130,13 +168,108 @@ def evolve(table: dict | None, env: dict) -> dict:
     return table
 
 
+def _track_deals(table: dict, module: Any, env: dict) -> None:
+    """Remember each deal's commitment until its hand is over (mutates the copy)."""
+    commitment = env["data"].get("commitment")
+    over = env["type"] in module.HAND_OVER_EVENTS  # the match's end is one of them
+    if commitment is None and not (over and table["deals"]["open"]):
+        return
+    deals = {**table["deals"]}
+    if over:
+        deals["due"] = deals["due"] + deals["open"]
+        deals["open"] = []
+    if commitment is not None:
+        secret = (env.get("private") or {}).get(DEAL) or {}
+        entry = {"version": env["version"], "commitment": commitment, "salt": secret.get("salt"),
+                 "deck": secret.get("deck")}
+        deals["count"] = deals["count"] + 1
+        if module.outcome(table["state"]) is not None:
+            deals["due"] = deals["due"] + [entry]
+        else:
+            deals["open"] = deals["open"] + [entry]
+    table["deals"] = deals
+
+
+def reveal_events(table: dict) -> list[dict]:
+    """The ``DealRevealed`` events a table owes: one per deal whose hand is over."""
+    return [{"type": DEAL_REVEALED, "data": {"deal_version": d["version"], "commitment": d["commitment"],
+                                             "salt": d["salt"], "deck": d["deck"]}}
+            for d in table["deals"]["due"]]
+
+
+def deal_seed(table: dict) -> int | None:
+    """The seed of the next command in duplicate play, else None (fresh randomness).
+
+    Every game created with the same ``deal_seed`` gets the same seed for its
+    k-th deal, whichever seat's move brings it about, so tables of one
+    duplicate round are dealt the same cards.
+    """
+    secret = table.get("deal_seed")
+    if secret is None:
+        return None
+    digest = hashlib.sha256(f"{secret}:{table['deals']['count']}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def _review(table: dict, env: dict) -> None:
+    """Reviewers' events: freeze, unfreeze, notes, adjudications (mutates the copy)."""
+    etype, d = env["type"], env["data"]
+    who = env.get("actor", "")
+    if etype == GAME_FROZEN:
+        table["frozen"] = True
+    elif etype == GAME_UNFROZEN:
+        table["frozen"] = False
+    elif etype == NOTE_ADDED:
+        table["notes"] = table["notes"] + [{"version": d["at_version"], "text": d["text"], "by": who}]
+    elif etype == ADJUDICATED:
+        adj = dict(table["adjudication"] or {"void": False, "award": None, "corrections": []})
+        action = d["action"]
+        if action == "void":
+            adj["void"] = True
+        elif action == "award":
+            adj["award"] = d["result"]
+        elif action == "correct_score":
+            adj["corrections"] = adj["corrections"] + [d["deltas"]]
+        elif action == "unfreeze":
+            table["frozen"] = False
+        table["adjudication"] = adj
+
+
+def outcome(table: dict) -> dict | None:
+    """The game's outcome as the reviewers left it: a void game ends with no
+    scores; an award replaces the result; corrections add to the scores."""
+    module = registry.get(table["game"])
+    adj = table.get("adjudication")
+    result = module.outcome(table["state"])
+    if not adj:
+        return result
+    n = len(table["state"].get("players", []))
+    if adj.get("void"):
+        return {"scores": [0] * n, "ranking": [], "winners": [], "void": True, "adjudicated": True}
+    if adj.get("award") is not None:
+        result = dict(adj["award"])
+    if result is None:
+        return None
+    if adj.get("corrections"):
+        scores = list(result.get("scores") or [0] * n)
+        for deltas in adj["corrections"]:
+            scores = [a + b for a, b in zip(scores, deltas)]
+        best = max(scores)
+        result = {**result, "scores": scores, "ranking": sorted(range(n), key=lambda s: -scores[s]),
+                  "winners": [s for s in range(n) if scores[s] == best]}
+    return {**result, "adjudicated": True}
+
+
 def _run_clocks(table: dict, module: Any, env: dict) -> None:
     """Update ``clock`` and ``bank`` after an event (mutates the fresh copy)."""
+    if table.get("frozen"):  # no clock runs while reviewers hold the game;
+        table["clock"] = {}  # unfreezing gives the seats to act a fresh turn
+        return
     now = epoch(env["time"])
     timing = table["timing"]
     turn = timing.get("turn_seconds") or 0.0
     acting = {s for s in module.to_act(table["state"]) if isinstance(s, int)} \
-        if module.outcome(table["state"]) is None else set()
+        if outcome(table) is None else set()
     actor = env.get("actor", "")
     mover = actor[5:] if actor.startswith("seat:") else None
     old = table["clock"]

@@ -57,8 +57,8 @@ def check_event(before: dict, ev: dict, after: dict, seen: Counter, expect_order
         order = d["order"]
         n = len(order)
         deck = D.deck_for(n, before["options"]["reduced_deck"])
-        dealt = sorted(c for part in ev["private"].values() for c in part["hand"])
-        assert dealt == deck
+        dealt = sorted(c for k, part in ev["private"].items() if k != "deal" for c in part["hand"])
+        assert dealt == deck == sorted(ev["private"]["deal"]["deck"])  # the committed deck is the one dealt
         assert d["deck_size"] == len(deck) == sum(d["sizes"]) in (80, 68, 57)
         if before["options"]["reduced_deck"] and n in (4, 5):
             assert d["deck_size"] == (57 if n == 4 else 68)

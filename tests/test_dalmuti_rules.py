@@ -16,7 +16,7 @@ from itertools import combinations
 import pytest
 
 from domain import dalmuti as D
-from domain.base import RuleViolation, event, shuffled
+from domain.base import RuleViolation, deal_commitment, event, shuffled
 
 NAMES = [f"p{i}" for i in range(20)]
 
@@ -274,9 +274,15 @@ def test_deal_event_public_part_has_no_cards():
     st, evs = started(6, 21)
     d = evs[1]["data"]
     assert sum(d["sizes"]) == d["deck_size"] == 80
-    assert set(evs[1]["private"]) == {str(s) for s in range(6)}
-    assert set(d) == {"hand", "order", "dealer", "deck_size", "sizes", "auto_revolution", "jesters_seat"}
-    assert all(isinstance(v, (int, bool, type(None))) for k, v in d.items() if k not in ("order", "sizes"))
+    assert set(evs[1]["private"]) == {str(s) for s in range(6)} | {"deal"}  # "deal": the committed deck
+    assert set(d) == {"hand", "order", "dealer", "deck_size", "sizes", "auto_revolution", "jesters_seat",
+                      "commitment"}
+    assert all(isinstance(v, (int, bool, type(None))) for k, v in d.items()
+               if k not in ("order", "sizes", "commitment"))
+    # the commitment is a SHA-256 over the salted deck, which stays private until the hand is over
+    deal = evs[1]["private"]["deal"]
+    assert d["commitment"] == deal_commitment(deal["deck"], deal["salt"]) and len(d["commitment"]) == 64
+    assert sorted(deal["deck"]) == sorted(c for s in range(6) for c in evs[1]["private"][str(s)]["hand"])
 
 
 # ------------------------------------------------------------------ taxes

@@ -181,7 +181,10 @@ def test_deal_identity_public_two_team_cards_private():
         for s in range(n):
             hand = ev["private"][str(s)]["hand"]
             assert len(hand) == 2 and set(hand) <= set(M.team_deck(M.team_of(st, s), n // 2))
-        assert sorted(c for p in ev["private"].values() for c in p["hand"]) == sorted(
+        assert sorted(c for k, p in ev["private"].items() if k != "deal" for c in p["hand"]) == sorted(
+            M.team_deck("espadas", n // 2) + M.team_deck("bastos", n // 2))
+        # the commitment's deck is the two team decks the hands were dealt from
+        assert sorted(c for d in ev["private"]["deal"]["deck"].values() for c in d) == sorted(
             M.team_deck("espadas", n // 2) + M.team_deck("bastos", n // 2))
         v = M.view(st, 0)
         assert v["identity"] == ev["data"]["identity"] and v["hand"] == st["hands"][0]
