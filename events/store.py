@@ -25,6 +25,9 @@ import redis
 from .envelope import GENESIS, dumps, loads
 
 IDEMPOTENCY_TTL = 24 * 3600
+# Stream entry ids are 64-bit: no version can be above this, and Redis refuses
+# an id beyond it, so reads past it are answered here (nothing is there).
+MAX_VERSION = 2**63 - 2
 
 # KEYS: stream, head, snapshot, idempotency (or the head key again when absent)
 # ARGV: expected version, number of events n, new head hash, snapshot ('' = keep),
@@ -125,6 +128,8 @@ class EventStore:
 
     def read(self, game_id: str, after: int = 0, until: int | None = None, count: int | None = None) -> list[dict]:
         """Envelopes with ``after < version <= until``, oldest first."""
+        if after >= MAX_VERSION:
+            return []
         end = f"{until}-0" if until is not None else "+"
         rows = self.redis.xrange(key(game_id, "events"), f"{after + 1}-0", end, count=count)
         return [loads(fields[b"e"]) for _id, fields in rows]
@@ -140,6 +145,7 @@ class EventStore:
 
     def wait(self, game_id: str, after: int, timeout_ms: int) -> bool:
         """Block up to ``timeout_ms`` until an event newer than ``after`` exists."""
+        after = min(after, MAX_VERSION)
         res = self.redis.xread({key(game_id, "events"): f"{after}-0"}, count=1, block=max(1, timeout_ms))
         return bool(res)
 
