@@ -9,8 +9,12 @@ import redis
 import yaml
 from flask import Flask, Response
 
+from events.connect import connect, data_url, queue_url
+
 from .application import Naipes, ProblemError
 from .http import NaipesApi, blp, problem_response
+from .http_tournaments import install as install_tournaments
+from .ratelimit import attach_rate_limits
 
 log = logging.getLogger("naipes")
 
@@ -37,7 +41,10 @@ SPEC_OPTIONS = {
 }
 
 
-def create_app(service: Naipes | None = None, redis_url: str | None = None) -> Flask:
+def create_app(service: Naipes | None = None, redis_url: str | None = None, *,
+               rate_limit: str | None = None) -> Flask:
+    """``rate_limit``: Flask-Limiter limits per credential (default from
+    ``NAIPES_RATE_LIMIT``; ``"off"`` for none)."""
     app = Flask("naipes")
     app.config.update(
         API_TITLE=API_TITLE,
@@ -49,17 +56,24 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None) -> F
         MAX_CONTENT_LENGTH=64 * 1024,
     )
     if service is None:
-        url = redis_url or os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-        client = redis.Redis.from_url(url, health_check_interval=30)
+        url = redis_url or data_url()
+        client = connect(url, health_check_interval=30)
+        queues = queue_url(url)
         keys = [k.strip() for k in os.environ.get("NAIPES_API_KEYS", "").split(",") if k.strip()]
-        service = Naipes(client, api_keys=keys)
+        service = Naipes(client, api_keys=keys, queue_client=connect(queues) if queues != url else None)
         from .timers import attach_scheduler
 
         attach_scheduler(service)
     app.extensions["naipes"] = service
+    # a Redis Cluster client has no single connection pool: the limiter then counts in the cluster
+    attach_rate_limits(app, getattr(service.redis, "connection_pool", service.redis), rate_limit)
 
-    api = NaipesApi(app)
+    from .examples import ExamplesPlugin
+
+    api = NaipesApi(app, spec_kwargs={"extra_plugins": [ExamplesPlugin()]})
     api.register_blueprint(blp)
+    __import__("service.http_live").http_live.install(api, app)  # stream, metrics, replay viewer
+    install_tournaments(api, service)
 
     @app.errorhandler(ProblemError)
     def _problem(exc: ProblemError):

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import click
 
+from .access import SCOPES
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -31,6 +33,31 @@ def integrator_keys(folder: Path) -> list[str]:
         key_file.write_text(f"nk_{secrets.token_urlsafe(24)}\n")
         key_file.chmod(0o600)
     return [key_file.read_text().strip()]
+
+
+def running_redis_url() -> str:
+    """REDIS_URL, or the embedded Redis a running ``naipes start`` wrote down."""
+    url = os.environ.get("REDIS_URL")
+    if url:
+        return url
+    note = data_dir() / "redis.url"
+    if note.exists():
+        return note.read_text().strip()
+    raise click.ClickException("no Redis: set REDIS_URL, or run 'naipes start' (its embedded Redis is found "
+                               "through the data folder)")
+
+
+def connect():
+    import redis
+
+    return redis.Redis.from_url(running_redis_url())
+
+
+def application():
+    """The application over the running Redis, with the operator's keys."""
+    from .application import Naipes
+
+    return Naipes(connect(), api_keys=integrator_keys(data_dir()))
 
 
 @click.group()
@@ -54,9 +81,17 @@ def start(bind: str, appendfsync: str) -> None:
         port = int(os.environ.get("NAIPES_REDIS_PORT", "0")) or None
         embedded = EmbeddedRedis(folder / "redis", port=port, appendfsync=appendfsync).start()
         redis_url = embedded.url
+        (folder / "redis.url").write_text(redis_url + "\n")
         click.echo(f"embedded Redis at {redis_url} (append-only file in {folder / 'redis'})")
     keys = integrator_keys(folder)
     env = {**os.environ, "REDIS_URL": redis_url, "NAIPES_API_KEYS": ",".join(keys), "NAIPES_BIND": bind}
+    if not env.get("PROMETHEUS_MULTIPROC_DIR"):  # /metrics adds up every process of this run
+        import shutil
+
+        metrics_dir = folder / "metrics"
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+        metrics_dir.mkdir()
+        env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
     children = [
         subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "gunicorn_conf.py"),
                           "service.app:create_app()"], cwd=ROOT, env=env),
@@ -91,6 +126,7 @@ def start(bind: str, appendfsync: str) -> None:
                 child.kill()
         if embedded:
             embedded.stop()
+            (folder / "redis.url").unlink(missing_ok=True)
         click.echo("naipes stopped.")
 
 
@@ -108,6 +144,76 @@ def openapi() -> None:
     from .app import create_app, spec_yaml
 
     click.echo(spec_yaml(create_app(redis_url="redis://127.0.0.1:1/0")), nl=False)
+
+
+@main.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--quiet", is_flag=True, help="Print nothing; the exit status tells (0 verified, 1 not)")
+def verify(file: Path, quiet: bool) -> None:
+    """Check an exported game (JSON Lines from GET /games/{id}/export) offline:
+    the hash chain, every deal commitment against its reveal, and that
+    folding the events gives the recorded outcome.  Names the first broken link."""
+    from .verify import verify_export
+
+    lines = file.read_bytes().splitlines()
+    with click.progressbar(length=max(0, len(lines) - 1), label="folding events", file=sys.stderr,
+                           hidden=quiet) as bar:
+        done = [0]
+
+        def progress(n: int) -> None:
+            bar.update(n - done[0])
+            done[0] = n
+
+        report = verify_export(lines, progress)
+    if not quiet:
+        chain = report.get("chain") or {}
+        header = report.get("header") or {}
+        click.echo(f"game {header.get('game_id')} ({header.get('game')}, rules {header.get('rules_version')}): "
+                   f"{chain.get('checked', 0)} events chained, {report.get('commitments', 0)} deals committed, "
+                   f"{report.get('reveals', 0)} revealed")
+        for problem in report["problems"]:
+            click.echo(f"FAILED: {problem}")
+        if report["ok"]:
+            click.echo(f"verified: outcome {report.get('outcome')}")
+    sys.exit(0 if report["ok"] else 1)
+
+
+@main.group()
+def keys() -> None:
+    """Integrator keys: create, list, revoke (stored hashed in Redis)."""
+
+
+@keys.command("create")
+@click.option("--name", required=True, help="Who the key is for")
+@click.option("--scope", "scopes", multiple=True, required=True,
+              type=click.Choice(SCOPES), help="Repeat for several scopes")
+def keys_create(name: str, scopes: tuple[str, ...]) -> None:
+    """Create a key; its secret is printed once and never stored."""
+    rec = application().keys.create(name, list(scopes))
+    click.echo(f"{rec['id']}  {rec['key']}  scopes: {','.join(rec['scopes'])}")
+
+
+@keys.command("list")
+def keys_list() -> None:
+    """List stored keys (never their secrets)."""
+    for rec in application().keys.list():
+        state = f"revoked {rec['revoked_at']}" if rec.get("revoked_at") else "live"
+        click.echo(f"{rec['id']}  {rec['name']}  {','.join(rec['scopes'])}  {state}")
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+def keys_revoke(key_id: str) -> None:
+    """Revoke a key by its id: refused from then on (within two seconds everywhere)."""
+    rec = application().keys.revoke(key_id)
+    if rec is None:
+        raise click.ClickException(f"there is no key '{key_id}'")
+    click.echo(f"{key_id} revoked at {rec['revoked_at']}")
+
+
+from .cli_ops import register as _register_ops  # noqa: E402 - games list, replay, export
+
+_register_ops(main)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,12 @@ class NaipesApi(Api):
         detail = error.description or error.name
         if errors:
             detail = "the request does not fit the contract: " + _flatten(errors)
+        if error.code == 429:
+            detail = (f"too many requests with this credential (limit: {error.description}); "
+                      "retry after the seconds in Retry-After")
+            window = getattr(getattr(error, "limit", None), "limit", None)
+            headers_429 = {"Retry-After": str(max(1, int(window.get_expiry())) if window else 1)}
+            data = {**data, "headers": {**dict(data.get("headers") or {}), **headers_429}}
         kind = {400: "bad-request", 401: "unauthorized", 403: "forbidden", 404: "not-found",
                 405: "method-not-allowed", 413: "payload-too-large", 415: "unsupported-media-type",
                 422: "invalid-request", 429: "too-many-requests"}.get(error.code or 500, "error")
@@ -114,12 +120,10 @@ def caller(game_id: str | None) -> Viewer:
     return app_service().viewer(game_id, bearer())
 
 
-def require_integrator() -> Viewer:
-    v = app_service().integrator(bearer())
-    if v is None:
-        raise ProblemError(401, "Integrator key required", "this operation needs an integrator key as bearer token",
-                           "unauthorized")
-    return v
+def require_integrator(scope: str = "games", *alternatives: str) -> Viewer:
+    """The caller's integrator key, which must hold ``scope`` or one of the
+    ``alternatives`` (401/403 otherwise)."""
+    return app_service().require(bearer(), scope, *alternatives)
 
 
 def json_response(body, status: int = 200, headers: dict | None = None) -> Response:
@@ -273,7 +277,7 @@ class Replay(MethodView):
     @blp.doc(security=ANY, operationId="getReplay", summary="The caller's view of the game as it was at a version")
     def get(self, query, game_id):
         viewer = caller(game_id)
-        return json_response(app_service().replay(game_id, viewer, query["version"]))
+        return json_response(app_service().replay(game_id, viewer, query["version"], query.get("as_")))
 
 
 @blp.route("/games/<game_id>/audit")
@@ -282,15 +286,123 @@ class Audit(MethodView):
     @errors(401, 404)
     @blp.doc(security=INTEGRATOR, operationId="getAudit", summary="Every event whole, and whether the hash chain verifies")
     def get(self, game_id):
-        require_integrator()
+        require_integrator("review", "games")
         return json_response(app_service().audit(game_id))
+
+
+NDJSON = "application/x-ndjson"
+IMPORT_LIMIT = 32 * 1024 * 1024
+
+
+@blp.route("/games/<game_id>/export")
+class Export(MethodView):
+    @errors(401, 403, 404)
+    @blp.doc(security=INTEGRATOR, operationId="exportGame",
+             summary="The whole log as JSON Lines (a header, then every event whole), for naipes verify and import",
+             responses={"200": {"description": "The log", "content": {NDJSON: {"schema": {"type": "string"}}}}})
+    def get(self, game_id):
+        viewer = require_integrator("review", "games")
+        service = app_service()
+        if not service.store.exists(game_id):
+            raise ProblemError(404, "Game not found", f"there is no game '{game_id}'", "game-not-found")
+        log.info("export of game %s by %s", game_id, viewer.key_id)
+        return Response(service.export_lines(game_id), mimetype=NDJSON,
+                        headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'})
+
+
+@blp.route("/games/import")
+class Import(MethodView):
+    @blp.response(201, s.ImportedGameSchema)
+    @errors(400, 401, 403, 409, 413, 415, 422)
+    @blp.doc(security=INTEGRATOR, operationId="importGame",
+             summary="Load an exported log into this store: checked like naipes verify, then replayable as it was",
+             requestBody={"required": True, "content": {NDJSON: {"schema": {"type": "string"}}}})
+    def post(self):
+        require_integrator("games")
+        if request.mimetype not in (NDJSON, "application/jsonl", "text/plain"):
+            raise ProblemError(415, "Unsupported Media Type", f"send the export as {NDJSON}", "unsupported-media-type")
+        request.max_content_length = IMPORT_LIMIT
+        lines = request.get_data().splitlines()
+        created = app_service().import_lines(lines)
+        return json_response(created, 201, {"Location": f"/games/{created['id']}"})
+
+
+def _review(game_id: str, kind: str, body: dict) -> Response:
+    """A reviewer's event (freeze, note, adjudication): the review scope, then the application."""
+    viewer = require_integrator("review")
+    return json_response(app_service().review(game_id, viewer, kind, body), 201)
+
+
+@blp.route("/games/<game_id>/freeze")
+class Freeze(MethodView):
+    @blp.arguments(s.FreezeSchema)
+    @blp.response(201, s.ReviewResultSchema)
+    @errors(401, 403, 404, 409, 422)
+    @blp.doc(security=INTEGRATOR, operationId="freezeGame",
+             summary="A reviewer freezes the game: moves and deadlines stop until an unfreeze adjudication")
+    def post(self, body, game_id):
+        return _review(game_id, "freeze", body)
+
+
+@blp.route("/games/<game_id>/notes")
+class Notes(MethodView):
+    @blp.arguments(s.NoteSchema)
+    @blp.response(201, s.ReviewResultSchema)
+    @errors(401, 403, 404, 422)
+    @blp.doc(security=INTEGRATOR, operationId="addNote", summary="A reviewer attaches a note to a version")
+    def post(self, body, game_id):
+        return _review(game_id, "note", body)
+
+
+@blp.route("/games/<game_id>/adjudications")
+class Adjudications(MethodView):
+    @blp.arguments(s.AdjudicationSchema)
+    @blp.response(201, s.ReviewResultSchema)
+    @errors(401, 403, 404, 409, 422)
+    @blp.doc(security=INTEGRATOR, operationId="adjudicate",
+             summary="A reviewer's ruling, appended to the log: void, award a result, correct scores, unfreeze")
+    def post(self, body, game_id):
+        return _review(game_id, "adjudicate", body)
+
+
+@blp.route("/keys")
+class Keys(MethodView):
+    @blp.arguments(s.CreateKeySchema)
+    @blp.response(201, s.KeySchema)
+    @errors(401, 403, 422)
+    @blp.doc(security=INTEGRATOR, operationId="createKey",
+             summary="Create an integrator key with scopes (admin scope); the secret is shown once")
+    def post(self, body):
+        require_integrator("admin")
+        return json_response(app_service().keys.create(body["name"], body["scopes"]), 201)
+
+    @blp.response(200, s.KeySchema(many=True))
+    @errors(401, 403)
+    @blp.doc(security=INTEGRATOR, operationId="listKeys", summary="The stored integrator keys (never their secrets)")
+    def get(self):
+        require_integrator("admin")
+        return json_response(app_service().keys.list())
+
+
+@blp.route("/keys/<key_id>")
+class Key(MethodView):
+    @blp.response(200, s.KeySchema)
+    @errors(401, 403, 404)
+    @blp.doc(security=INTEGRATOR, operationId="revokeKey", summary="Revoke a key: it is refused from now on")
+    def delete(self, key_id):
+        require_integrator("admin")
+        rec = app_service().keys.revoke(key_id)
+        if rec is None:
+            raise ProblemError(404, "Key not found", f"there is no key '{key_id}'", "key-not-found")
+        return json_response(rec)
 
 
 @blp.route("/health")
 class Health(MethodView):
     @blp.response(200, s.HealthSchema)
     @errors(503)
-    @blp.doc(security=[{}], operationId="getHealth", summary="Whether the service and its Redis answer")
+    @blp.doc(security=[{}], operationId="getHealth",
+             summary="Whether Redis answers (else 503), RQ workers are alive and the deadline scheduler runs")
     def get(self):
         try:
             ok = bool(app_service().redis.ping())
@@ -298,4 +410,6 @@ class Health(MethodView):
             ok = False
         if not ok:
             raise ProblemError(503, "Redis unreachable", "the service cannot reach Redis", "unavailable")
-        return json_response({"status": "ok", "redis": True})
+        from .http_live import health_details
+
+        return json_response(health_details(app_service()))

@@ -5,9 +5,16 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from domain.table import ADJUDICATIONS
+
+from .access import SCOPES
+
 
 class ProblemSchema(ma.Schema):
     """An error, as RFC 9457 application/problem+json."""
+
+    class Meta:
+        unknown = ma.INCLUDE  # RFC 9457 extension members (e.g. the problems of an import)
 
     type = fields.String(required=True, metadata={"description": "URI naming the kind of problem",
                                                    "example": "urn:naipes:problem:illegal-move"})
@@ -82,6 +89,7 @@ class GameSummarySchema(ma.Schema):
     updated_at = fields.String(required=True)
     version = fields.Integer(required=True)
     players = fields.List(fields.String(), required=True)
+    timed = fields.Boolean(metadata={"description": "Whether turns have deadlines"})
 
 
 class GameListSchema(ma.Schema):
@@ -179,6 +187,12 @@ class EventsSchema(ma.Schema):
 
 class ReplayQuerySchema(ma.Schema):
     version = fields.Integer(required=True, validate=validate.Range(min=1))
+    as_ = fields.String(data_key="as", validate=validate.Regexp(r"^(reviewer|spectator|seat|seat:[0-9]{1,3})$"),
+                        metadata={"description": "The viewpoint: reviewer (integrator key with games or review "
+                                                 "scope), spectator (anyone), seat (the caller's own seat) or "
+                                                 "seat:<n> (that seat's token or an integrator key). "
+                                                 "Default: the caller's own viewpoint.",
+                                  "example": "spectator"})
 
 
 class ChainSchema(ma.Schema):
@@ -190,17 +204,94 @@ class ChainSchema(ma.Schema):
     reason = fields.String(allow_none=True, required=True)
 
 
+class ReviewEntrySchema(ma.Schema):
+    class Meta:
+        unknown = ma.INCLUDE
+
+    version = fields.Integer(required=True)
+    time = fields.String(required=True)
+    actor = fields.String(required=True, metadata={"description": "reviewer:<key id>"})
+    type = fields.String(required=True)
+    action = fields.String()
+    reason = fields.String()
+    text = fields.String()
+    at_version = fields.Integer()
+
+
 class AuditSchema(ma.Schema):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
     head_hash = fields.String(required=True)
     chain = fields.Nested(ChainSchema, required=True)
+    review = fields.List(fields.Nested(ReviewEntrySchema), required=True,
+                         metadata={"description": "Who froze, noted or adjudicated what, when and why"})
     events = fields.List(fields.Nested(EventSchema), required=True)
 
 
+class FreezeSchema(ma.Schema):
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=2000),
+                           metadata={"example": "seat 2 reports a disconnect during the auction"})
+
+
+class NoteSchema(ma.Schema):
+    version = fields.Integer(validate=validate.Range(min=1),
+                             metadata={"description": "The version the note is about (default: the latest)"})
+    text = fields.String(required=True, validate=validate.Length(min=1, max=4000),
+                         metadata={"example": "checked the deal commitment of version 3: it matches"})
+
+
+class AdjudicationSchema(ma.Schema):
+    action = fields.String(required=True, validate=validate.OneOf(ADJUDICATIONS),
+                           metadata={"description": "void: the game ends without a result; award: the result is "
+                                                    "the given scores; correct_score: add deltas to the scores; "
+                                                    "unfreeze: moves are taken again"})
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=2000),
+                           metadata={"example": "collusion established between seats 1 and 3"})
+    scores = fields.List(fields.Float(allow_nan=False), metadata={"description": "award: a score per seat"})
+    deltas = fields.List(fields.Float(allow_nan=False), metadata={"description": "correct_score: a delta per seat"})
+    hand = fields.Integer(allow_none=True, metadata={"description": "void: the hand that prompted it (for the record)"})
+
+
+class ReviewResultSchema(ma.Schema):
+    version = fields.Integer(required=True)
+    event = fields.Nested(EventSchema, required=True)
+    frozen = fields.Boolean(required=True)
+    result = fields.Dict(allow_none=True, required=True, metadata={"description": "The game's result now"})
+
+
+class ImportedGameSchema(ma.Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seats = fields.List(fields.Dict(), required=True, metadata={"description": "Fresh seat tokens, shown once"})
+
+
+class CreateKeySchema(ma.Schema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=100), metadata={"example": "club-ladder"})
+    scopes = fields.List(fields.String(validate=validate.OneOf(SCOPES)),
+                         required=True, validate=validate.Length(min=1),
+                         metadata={"example": ["games", "tournaments"]})
+
+
+class KeySchema(ma.Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    scopes = fields.List(fields.String(), required=True)
+    created_at = fields.String(required=True)
+    revoked_at = fields.String(allow_none=True, required=True)
+    key = fields.String(metadata={"description": "The secret; returned once, at creation"})
+
+
 class HealthSchema(ma.Schema):
-    status = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["ok", "degraded"]),
+                           metadata={"description": "ok: Redis answers, a worker is alive and the scheduler lock "
+                                                    "is held; degraded: Redis answers but timers may not fire"})
     redis = fields.Boolean(required=True)
+    workers = fields.Integer(required=True, metadata={"description": "RQ workers alive on the naipes queues"})
+    scheduler = fields.Boolean(required=True, metadata={
+        "description": "Whether a scheduler holds the lock of the turn-deadline queue"})
+    queues = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
+                         metadata={"description": "Queue -> jobs waiting"})
 
 
 class JoinSchema(ma.Schema):

@@ -30,7 +30,7 @@ def job_id(game_id: str, version: int, seat: int | str, deadline: float) -> str:
 
 
 def attach_scheduler(service: Naipes) -> None:
-    queue = Queue(TIMERS, connection=service.redis)
+    queue = Queue(TIMERS, connection=service.queue_redis)
     registry = ScheduledJobRegistry(queue=queue)
 
     def schedule(old: dict, new: dict, game_id: str) -> None:
@@ -38,7 +38,7 @@ def attach_scheduler(service: Naipes) -> None:
         new_clock = new.get("clock") or {}
         if not old_clock and not new_clock:
             return
-        pipe = service.redis.pipeline(transaction=False)
+        pipe = service.queue_redis.pipeline(transaction=False)
         for seat, entry in old_clock.items():
             if entry.get("deadline") is None:
                 continue

@@ -50,7 +50,7 @@ def service(redis_client) -> Naipes:
 
 @pytest.fixture()
 def app(service):
-    app = create_app(service)
+    app = create_app(service, rate_limit="off")  # limits have their own tests
     app.config["TESTING"] = True
     return app
 

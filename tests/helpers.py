@@ -7,6 +7,10 @@ import random
 from .conftest import bearer
 
 
+# options for a short match of each game (one hand or round; two rounds of Cripple Mr Onion)
+SHORT = {"dalmuti": {"hands": 1}, "cego": {"rounds": 1}, "muerte": {"games": 1}, "onion": {"rounds": 2}}
+
+
 def create(client, integrator, game="dalmuti", players=None, options=None, status=201):
     players = players or ["ana", "bea", "carl", "dani", "eva"]
     r = client.post("/games", json={"game": game, "players": players, "options": options or {}}, headers=integrator)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 
@@ -11,7 +10,7 @@ import pytest
 from events.envelope import dumps, loads
 from events.store import key
 
-from .conftest import API_KEY, bearer
+from .conftest import bearer
 from .helpers import create, play_http, private_seats, tokens
 
 PROBLEM = "application/problem+json"
@@ -112,9 +111,11 @@ def test_out_of_turn_and_illegal_moves_name_the_rule(client, integrator):
     g = create(client, integrator, options={"first_deal_revolution": True})
     v = client.get(f"/games/{g['id']}").get_json()
     idle = next(s for s in range(5) if s not in v["to_act"])
-    body = problem(client.post(f"/games/{g['id']}/moves", json={"type": "pass"}, headers=bearer(tokens(g)[idle])), 409)
-    assert body["rule"] == "not-your-turn"
     seat, tok, _ = _acting(client, g)
+    # the move the acting seat may make now (the deal decides whether that is a play or a revolution)
+    theirs = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(tok)).get_json()["moves"][0]
+    body = problem(client.post(f"/games/{g['id']}/moves", json=theirs, headers=bearer(tokens(g)[idle])), 409)
+    assert body["rule"] == "not-your-turn"
     body = problem(client.post(f"/games/{g['id']}/moves", json={"type": "play", "cards": [99]},
                                headers=bearer(tok)), 422)
     assert body["rule"]
@@ -179,7 +180,8 @@ def test_events_after_and_private_parts_by_caller(client, integrator):
     g = create(client, integrator)
     toks = tokens(g)
     all_events = client.get(f"/games/{g['id']}/events", headers=integrator).get_json()["events"]
-    assert len(private_seats(all_events)) == 5  # the deal gives every seat a private part
+    # the deal gives every seat a private part, and keeps the salted deck for the reveal
+    assert private_seats(all_events) == {"0", "1", "2", "3", "4", "deal"}
     for seat, tok in toks.items():
         mine = client.get(f"/games/{g['id']}/events", headers=bearer(tok)).get_json()["events"]
         assert private_seats(mine) == {str(seat)}

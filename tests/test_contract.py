@@ -13,7 +13,7 @@ from openapi_spec_validator import validate
 from service.app import spec_yaml
 
 from .conftest import bearer
-from .helpers import create, tokens
+from .helpers import tokens
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
@@ -32,7 +32,7 @@ def test_committed_contract_is_what_the_app_generates(app):
 def test_every_route_is_in_the_contract_and_every_path_is_routed(app):
     routed = set()
     for rule in app.url_map.iter_rules():
-        if rule.endpoint == "static" or rule.rule.startswith("/openapi"):
+        if rule.endpoint.rsplit(".", 1)[-1] == "static" or rule.rule.startswith("/openapi"):
             continue
         path = re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
         for method in rule.methods - {"HEAD", "OPTIONS"}:

@@ -18,7 +18,7 @@ from .conftest import bearer
 from .helpers import create, tokens
 
 MATCHES = 50
-REVIEWER = Viewer("integrator")
+REVIEWER = Viewer("integrator", scopes=frozenset({"games", "review"}))
 
 
 def check_no_leak(view: dict, seat: int | None, hands: list[list[int]]) -> None:

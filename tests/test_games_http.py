@@ -101,4 +101,4 @@ def test_fifty_games_through_http(game, app, service, redis_client, integrator):
                 assert snapshots[env["version"]] == loads(dumps(table))
         last = audit["version"]
         replay = client.get(f"/games/{gid}/replay?version={last}", headers=integrator).get_json()
-        assert replay == service.state_view(gid, Viewer("integrator"), table)
+        assert replay == service.state_view(gid, Viewer("integrator", scopes=frozenset({"games", "review"})), table)

@@ -150,3 +150,29 @@ def test_timing_options_are_validated(client, integrator):
     r = client.post("/games", json={"game": "dalmuti", "players": list("abcd"), "options": {"turn_seconds": -1}},
                     headers=integrator)
     assert r.status_code == 422 and "turn_seconds" in r.get_json()["detail"]
+
+
+def test_a_new_worker_schedules_again_deadlines_lost_with_the_queues(service, redis_url):
+    """Deadlines live in RQ's Redis; if its jobs are lost, a worker that starts arms every running
+    game's clock again (job ids are per game, version and seat, so nothing fires twice)."""
+    from rq import Queue
+    from rq.registry import ScheduledJobRegistry
+
+    from service.timers import TIMERS
+
+    g = service.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1, "turn_seconds": 1.0})
+    registry = ScheduledJobRegistry(queue=Queue(TIMERS, connection=service.queue_redis))
+    ours = [j for j in registry.get_job_ids() if g["id"] in j]
+    assert ours
+    for job in ours:  # the queues' Redis lost them
+        registry.remove(job, delete_job=True)
+    version = service.table(g["id"])["version"]
+    proc = start_worker(redis_url)
+    try:
+        moved = wait_for(lambda: any(e["type"] == "TurnTimedOut" for e in service.store.read(g["id"], after=version)),
+                         20)
+    finally:
+        kill_group(proc)
+    assert moved, "the lost deadline was not enforced"
+    timeouts = [e for e in service.store.read(g["id"], after=version) if e["type"] == "TurnTimedOut"]
+    assert len({(e["data"]["seat"], e["version"]) for e in timeouts}) == len(timeouts)

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-import logging
 import os
 
-import redis
 from rq import Queue
+
+from events.connect import connect, queue_url
 
 from .queues import QUEUES, NaipesWorker, recover_scheduler_lock
 
 
 def run() -> None:
     level = os.environ.get("NAIPES_LOG_LEVEL", "WARNING").upper()
-    logging.basicConfig(level=level)
-    client = redis.Redis.from_url(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    from service.logs import configure
+
+    configure(level)  # JSON lines
+    client = connect(queue_url())  # RQ's Redis; the jobs reach the games through REDIS_URL
     recover_scheduler_lock(client)
+    from .jobs import service
+
+    service().rearm_deadlines()  # deadlines lost with the queues' Redis are scheduled again
     queues = [Queue(name, connection=client) for name in QUEUES]
     NaipesWorker(queues, connection=client).work(with_scheduler=True, logging_level=level)
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-import redis
-
+from events.connect import connect, data_url, queue_url
 from service.application import Naipes
 
 _service: Naipes | None = None
@@ -18,10 +17,15 @@ def service() -> Naipes:
     if _service is None:
         from service.timers import attach_scheduler
 
-        client = redis.Redis.from_url(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
         keys = [k for k in os.environ.get("NAIPES_API_KEYS", "").split(",") if k]
-        _service = Naipes(client, api_keys=keys, cache_size=256)
+        _service = Naipes(connect(data_url()), api_keys=keys, cache_size=256, queue_client=connect(queue_url()))
         attach_scheduler(_service)
+        from service.metrics import timeout_fired
+
+        _service.on_timeout.append(timeout_fired)
+        from service.tournaments import attach_tournaments
+
+        attach_tournaments(_service)
     return _service
 
 
@@ -34,4 +38,21 @@ def enforce_deadline(game_id: str, version: int, seat: int, deadline: float) -> 
     early = deadline - time.time()
     if early > 0:
         time.sleep(min(early, 2.0))
-    return service().enforce_deadline(game_id, version, seat)
+    from service.logs import game_context
+
+    with game_context(game_id, version):
+        return service().enforce_deadline(game_id, version, seat)
+
+
+def advance_tournament(tournament_id: str) -> dict:
+    """Record finished tables, pair the next round, create its games (idempotent)."""
+    from service.tournaments import attach_tournaments
+
+    return attach_tournaments(service()).run_job(tournament_id)
+
+
+def deliver_webhook(webhook_id: str, delivery: str, event_type: str, body: str) -> dict:
+    """One signed POST of an event; raises on failure so that RQ retries with backoff."""
+    from service.tournaments import attach_tournaments
+
+    return attach_tournaments(service()).webhooks.deliver(webhook_id, delivery, event_type, body)

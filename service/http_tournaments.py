@@ -1,0 +1,157 @@
+"""The HTTP routes of tournaments and webhooks (thin, over service.tournaments)."""
+
+from __future__ import annotations
+
+from flask import Response
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from . import tournament_schemas as ts
+from .application import Naipes, ProblemError, Viewer
+from .http import ANY, INTEGRATOR, app_service, bearer, errors, json_response, require_integrator
+from .tournaments import Tournaments, attach_tournaments
+
+blp = Blueprint("tournaments", __name__, description="Tournaments over many tables, and webhooks")
+
+SCOPE = "tournaments"
+
+
+def tournaments() -> Tournaments:
+    return attach_tournaments(app_service())
+
+
+def optional_integrator() -> Viewer | None:
+    """The caller's integrator key when it sends one (anyone may read a tournament)."""
+    credential = bearer()
+    if credential is None:
+        return None
+    viewer = app_service().integrator(credential)
+    if viewer is None:
+        raise ProblemError(401, "Unknown credential", "the bearer token is not a live integrator key",
+                           "unauthorized")
+    return viewer
+
+
+@blp.route("/tournaments")
+class TournamentsRoute(MethodView):
+    @blp.arguments(ts.CreateTournamentSchema)
+    @blp.response(201, ts.CreatedTournamentSchema)
+    @errors(400, 401, 403, 422)
+    @blp.doc(security=INTEGRATOR, operationId="createTournament",
+             summary="Create a tournament; pairs round 1 and returns its games with the seat tokens")
+    def post(self, body):
+        viewer = require_integrator(SCOPE)
+        created = tournaments().create(viewer, body)
+        return json_response(created, 201, {"Location": f"/tournaments/{created['id']}"})
+
+    @blp.arguments(ts.TournamentListQuerySchema, location="query")
+    @blp.response(200, ts.TournamentListSchema)
+    @errors(401, 403, 422)
+    @blp.doc(security=INTEGRATOR, operationId="listTournaments", summary="List tournaments, newest first")
+    def get(self, query):
+        require_integrator(SCOPE)
+        return json_response(tournaments().list(query.get("status"), query["limit"], query["offset"]))
+
+
+@blp.route("/tournaments/<tournament_id>")
+class TournamentRoute(MethodView):
+    @blp.response(200, ts.TournamentSchema)
+    @errors(401, 404)
+    @blp.doc(security=ANY, operationId="getTournament", summary="A tournament: format, players, the round in play")
+    def get(self, tournament_id):
+        return json_response(tournaments().view(tournament_id, optional_integrator()))
+
+
+@blp.route("/tournaments/<tournament_id>/standings")
+class StandingsRoute(MethodView):
+    @blp.response(200, ts.StandingsSchema)
+    @errors(401, 404)
+    @blp.doc(security=ANY, operationId="getStandings",
+             summary="Standings: total points, then the declared tie-breaks")
+    def get(self, tournament_id):
+        optional_integrator()
+        return json_response(tournaments().standings(tournament_id))
+
+
+@blp.route("/tournaments/<tournament_id>/rounds/<int:number>")
+class RoundRoute(MethodView):
+    @blp.response(200, ts.RoundSchema)
+    @errors(401, 404)
+    @blp.doc(security=ANY, operationId="getRound",
+             summary="One round: tables, seats, game ids, results; seat tokens for the tournament's key")
+    def get(self, tournament_id, number):
+        return json_response(tournaments().round(tournament_id, number, optional_integrator()))
+
+
+@blp.route("/tournaments/<tournament_id>/withdraw")
+class WithdrawRoute(MethodView):
+    @blp.arguments(ts.WithdrawSchema)
+    @blp.response(200, ts.WithdrawnSchema)
+    @errors(400, 401, 403, 404, 409, 422)
+    @blp.doc(security=INTEGRATOR, operationId="withdrawPlayer",
+             summary="Withdraw a player: it is not paired in later rounds")
+    def post(self, body, tournament_id):
+        viewer = require_integrator(SCOPE)
+        return json_response(tournaments().withdraw(viewer, tournament_id, body["player"]))
+
+
+@blp.route("/tournaments/<tournament_id>/events")
+class TournamentEventsRoute(MethodView):
+    @blp.arguments(ts.TournamentEventsQuerySchema, location="query")
+    @blp.response(200, ts.TournamentEventsSchema)
+    @errors(401, 404, 422)
+    @blp.doc(security=ANY, operationId="getTournamentEvents",
+             summary="The tournament's hash-chained log and its chain check (private parts for its key only)")
+    def get(self, query, tournament_id):
+        return json_response(tournaments().events(tournament_id, optional_integrator(), query["after"],
+                                                  query["limit"]))
+
+
+@blp.route("/webhooks")
+class WebhooksRoute(MethodView):
+    @blp.arguments(ts.CreateWebhookSchema)
+    @blp.response(201, ts.CreatedWebhookSchema)
+    @errors(400, 401, 403, 409, 422)
+    @blp.doc(security=INTEGRATOR, operationId="createWebhook",
+             summary="Register a URL for signed event POSTs; returns the signing secret once")
+    def post(self, body):
+        viewer = require_integrator(SCOPE)
+        record = tournaments().webhooks.register(viewer, body["url"], body["events"])
+        return json_response({k: record[k] for k in ("id", "url", "events", "created_at", "secret")}, 201,
+                             {"Location": f"/webhooks/{record['id']}"})
+
+    @blp.response(200, ts.WebhookSchema(many=True))
+    @errors(401, 403)
+    @blp.doc(security=INTEGRATOR, operationId="listWebhooks", summary="The caller's webhooks")
+    def get(self):
+        viewer = require_integrator(SCOPE)
+        return json_response(tournaments().webhooks.list(viewer))
+
+
+@blp.route("/webhooks/<webhook_id>")
+class WebhookRoute(MethodView):
+    @blp.response(204)
+    @errors(401, 403, 404)
+    @blp.doc(security=INTEGRATOR, operationId="deleteWebhook", summary="Delete a webhook and its delivery log")
+    def delete(self, webhook_id):
+        viewer = require_integrator(SCOPE)
+        tournaments().webhooks.delete(viewer, webhook_id)
+        return Response(status=204)
+
+
+@blp.route("/webhooks/<webhook_id>/deliveries")
+class DeliveriesRoute(MethodView):
+    @blp.arguments(ts.DeliveriesQuerySchema, location="query")
+    @blp.response(200, ts.DeliveriesSchema)
+    @errors(401, 403, 404, 422)
+    @blp.doc(security=INTEGRATOR, operationId="getWebhookDeliveries",
+             summary="The webhook's delivery attempts, newest first")
+    def get(self, query, webhook_id):
+        viewer = require_integrator(SCOPE)
+        return json_response(tournaments().webhooks.deliveries(viewer, webhook_id, query["limit"]))
+
+
+def install(api, service: Naipes) -> None:
+    """Register the routes on ``api`` and the finished-game hook on ``service``."""
+    api.register_blueprint(blp)
+    attach_tournaments(service)

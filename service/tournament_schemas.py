@@ -1,0 +1,215 @@
+"""Marshmallow schemas of the tournament and webhook routes."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from domain.tournament import FORMATS, MAX_PLAYERS, MAX_ROUNDS
+
+from .schemas import ChainSchema, EventSchema
+from .webhooks import EVENTS
+
+NAME = validate.Length(min=1, max=64)
+
+
+class TableSizeSchema(ma.Schema):
+    min = fields.Integer(required=True, validate=validate.Range(min=1, max=64),
+                         metadata={"description": "Fewest players at a table"})
+    max = fields.Integer(validate=validate.Range(min=1, max=64),
+                         metadata={"description": "Most players at a table (default: min)"})
+
+
+class CreateTournamentSchema(ma.Schema):
+    name = fields.String(validate=validate.Length(max=200), load_default="")
+    game = fields.String(required=True, metadata={"description": "A game type id from GET /game-types",
+                                                  "example": "dalmuti"})
+    options = fields.Dict(keys=fields.String(), load_default=dict,
+                          metadata={"description": "Options of every game (timing options included)",
+                                    "example": {"hands": 1, "turn_seconds": 60}})
+    players = fields.List(fields.String(validate=NAME), required=True,
+                          validate=validate.Length(min=2, max=MAX_PLAYERS),
+                          metadata={"description": "Player names, in registration order (the last tie-break)"})
+    format = fields.String(required=True, validate=validate.OneOf(FORMATS),
+                           metadata={"description": "round_robin, swiss or duplicate"})
+    rounds = fields.Integer(validate=validate.Range(min=1, max=MAX_ROUNDS),
+                            metadata={"description": "Default: round_robin enough for everyone to meet everyone, "
+                                                     "swiss ceil(log2 players), duplicate the table size"})
+    table_size = fields.Nested(TableSizeSchema, required=True,
+                               metadata={"description": "Players per table, within the game's limits",
+                                         "example": {"min": 4, "max": 4}})
+    seed = fields.Integer(validate=validate.Range(min=0, max=2**63 - 1),
+                          metadata={"description": "Randomness of the pairings (and duplicate deals); "
+                                                   "default: drawn by the server. Kept private."})
+
+
+class TournamentPlayerSchema(ma.Schema):
+    player = fields.String(required=True)
+    withdrawn = fields.Boolean(required=True)
+
+
+class SeatSchema(ma.Schema):
+    seat = fields.Integer(required=True)
+    player = fields.String(required=True)
+    token = fields.String(metadata={"description": "The seat token (only for the tournament's own key)"})
+
+
+class TableResultSchema(ma.Schema):
+    scores = fields.List(fields.Raw(), required=True, metadata={"description": "The game's scores, per seat"})
+    points = fields.List(fields.Raw(), required=True,
+                         metadata={"description": "What the standings count, per seat (docs/tournaments.md)"})
+    winners = fields.List(fields.Integer(), required=True)
+    ranking = fields.List(fields.Integer(), required=True)
+    void = fields.Boolean()
+
+
+class RoundTableSchema(ma.Schema):
+    table = fields.Integer(required=True)
+    game_id = fields.String(allow_none=True, required=True)
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    result = fields.Nested(TableResultSchema, allow_none=True, required=True)
+
+
+class RoundSchema(ma.Schema):
+    tournament = fields.String(required=True)
+    round = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["pairing", "playing", "finished"]))
+    byes = fields.List(fields.String(), required=True, metadata={"description": "Players sitting this round out"})
+    tables = fields.List(fields.Nested(RoundTableSchema), required=True)
+    tokens_included = fields.Boolean(required=True)
+
+
+class TournamentSchema(ma.Schema):
+    id = fields.String(required=True, metadata={"example": "t-5f0c2a9e81b3d4c7"})
+    name = fields.String(required=True)
+    game = fields.String(required=True)
+    options = fields.Dict(required=True)
+    format = fields.String(required=True)
+    rounds = fields.Integer(required=True)
+    table_size = fields.Nested(TableSizeSchema, required=True)
+    tie_breaks = fields.List(fields.String(), required=True, metadata={"description": "After points, in order"})
+    status = fields.String(required=True, validate=validate.OneOf(["created", "running", "finished"]))
+    round = fields.Integer(required=True, metadata={"description": "The round in play (0 before the first)"})
+    finish_reason = fields.String(allow_none=True, required=True)
+    players = fields.List(fields.Nested(TournamentPlayerSchema), required=True)
+    version = fields.Integer(required=True)
+    created_at = fields.String(required=True)
+    updated_at = fields.String(required=True)
+
+
+class CreatedTournamentSchema(TournamentSchema):
+    round_detail = fields.Nested(RoundSchema, allow_none=True, required=True,
+                                 metadata={"description": "Round 1 with its games and seat tokens"})
+
+
+class TournamentListQuerySchema(ma.Schema):
+    status = fields.String(validate=validate.OneOf(["created", "running", "finished"]))
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+
+
+class TournamentSummarySchema(ma.Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    game = fields.String(required=True)
+    format = fields.String(required=True)
+    status = fields.String(required=True)
+    round = fields.Integer(required=True)
+    rounds = fields.Integer(required=True)
+    players = fields.Integer(required=True)
+    version = fields.Integer(required=True)
+    created_at = fields.String(required=True)
+    updated_at = fields.String(required=True)
+
+
+class TournamentListSchema(ma.Schema):
+    total = fields.Integer(required=True)
+    tournaments = fields.List(fields.Nested(TournamentSummarySchema), required=True)
+
+
+class StandingSchema(ma.Schema):
+    rank = fields.Integer(required=True)
+    player = fields.String(required=True)
+    points = fields.Float(required=True, metadata={"description": "Sum of the player's points over its tables"})
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True, metadata={"description": "Tables where it was among the winners"})
+    byes = fields.Integer(required=True)
+    par = fields.Float(required=True, metadata={"description": "Duplicate: points above the mean of those who "
+                                                               "held the same seat and cards"})
+    opponents_points = fields.Float(required=True, metadata={"description": "Buchholz: opponents' points"})
+    withdrawn = fields.Boolean(required=True)
+
+
+class StandingsSchema(ma.Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True)
+    round = fields.Integer(required=True)
+    tie_breaks = fields.List(fields.String(), required=True)
+    standings = fields.List(fields.Nested(StandingSchema), required=True)
+
+
+class WithdrawSchema(ma.Schema):
+    player = fields.String(required=True, validate=NAME)
+
+
+class WithdrawnSchema(ma.Schema):
+    player = fields.String(required=True)
+    round = fields.Integer(required=True, metadata={"description": "The round in play; later rounds skip the player"})
+    version = fields.Integer(required=True)
+
+
+class TournamentEventsQuerySchema(ma.Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=1000, validate=validate.Range(min=1, max=5000))
+
+
+class TournamentEventsSchema(ma.Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    head_hash = fields.String(required=True)
+    chain = fields.Nested(ChainSchema, required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class CreateWebhookSchema(ma.Schema):
+    url = fields.Url(required=True, schemes={"http", "https"}, require_tld=False, validate=validate.Length(max=2048),
+                     metadata={"example": "https://example.org/naipes-hook"})
+    events = fields.List(fields.String(validate=validate.OneOf(EVENTS)), load_default=lambda: list(EVENTS),
+                         validate=validate.Length(min=1, max=len(EVENTS)),
+                         metadata={"description": "Default: all of game.finished, round.paired, "
+                                                  "tournament.finished"})
+
+
+class WebhookSchema(ma.Schema):
+    id = fields.String(required=True)
+    url = fields.String(required=True)
+    events = fields.List(fields.String(), required=True)
+    created_at = fields.String(required=True)
+
+
+class CreatedWebhookSchema(WebhookSchema):
+    secret = fields.String(required=True, metadata={"description": "The signing secret; shown only once"})
+
+
+class DeliverySchema(ma.Schema):
+    delivery = fields.String(required=True)
+    event = fields.String(required=True)
+    event_id = fields.String(required=True)
+    attempt = fields.Integer(required=True)
+    at = fields.String(required=True)
+    status = fields.Integer(allow_none=True, required=True, metadata={"description": "The receiver's status code"})
+    ok = fields.Boolean(required=True)
+    error = fields.String(allow_none=True, required=True)
+    duration_ms = fields.Float(required=True)
+    next_retry_seconds = fields.Integer(allow_none=True, required=True)
+
+
+class DeliveriesQuerySchema(ma.Schema):
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+
+
+class DeliveriesSchema(ma.Schema):
+    webhook = fields.Nested(WebhookSchema, required=True)
+    deliveries = fields.List(fields.Nested(DeliverySchema), required=True,
+                             metadata={"description": "Attempts, newest first"})

@@ -1,0 +1,405 @@
+"""Tournaments: application code over the pure decider of :mod:`domain.tournament`.
+
+A tournament is an aggregate of the event store like a game: id
+``t-<16 hex>``, its stream ``naipes:{t-...}:events`` hash-chained by the same
+envelopes.  Beside it, in the same hash slot:
+
+``naipes:{t}:games``   hash: ``<round>:<table>`` -> the created game (id and
+                       seat tokens), written right after the game is created
+``naipes:{t}:lock``    held by the one process advancing the tournament
+
+and, global: ``naipes:tournaments`` (sorted set: id by creation time),
+``naipes:tournaments:info`` (hash: id -> JSON summary),
+``naipes:tournaments:games`` (hash: game id -> ``<t> <round> <table>``).
+
+Advancing (``advance``) is idempotent; see docs/tournaments.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time as _time
+from datetime import timedelta
+
+import redis
+from rq import Queue, Retry
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
+
+from domain import registry
+from domain import table as tables
+from domain import tournament as T
+from domain.base import RuleViolation
+from events.envelope import GENESIS, dumps, for_viewer, loads, now_iso, seal_batch, verify_chain
+from events.store import EventStore, VersionConflict, key
+
+from .application import Naipes, ProblemError, Viewer
+from .timers import DEFAULT
+from .webhooks import Webhooks
+
+log = logging.getLogger("naipes.tournaments")
+
+INDEX = "naipes:tournaments"
+INDEX_INFO = "naipes:tournaments:info"
+GAMES = "naipes:tournaments:games"
+LOCK_MS = 5000
+GUARD_SECONDS = 3
+MAX_RETRIES = 8
+
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+_EXTEND = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+
+
+class Busy(Exception):
+    """Another process is advancing this tournament."""
+
+
+class LostLock(Exception):
+    """The lock expired while this process worked; it stops and lets the holder go on."""
+
+
+def not_found(tid: str) -> ProblemError:
+    return ProblemError(404, "Tournament not found", f"there is no tournament '{tid}'", "tournament-not-found")
+
+
+def _problem(exc: T.TournamentError) -> ProblemError:
+    status = {"invalid": 422, "conflict": 409, "unknown": 422}[exc.kind]
+    return ProblemError(status, {"invalid": "Invalid tournament", "conflict": "Conflict",
+                                 "unknown": "Unknown"}[exc.kind], exc.detail, exc.rule)
+
+
+class Tournaments:
+    def __init__(self, naipes: Naipes, webhooks: Webhooks | None = None):
+        self.naipes = naipes
+        self.redis: redis.Redis = naipes.redis
+        self.store = EventStore(self.redis)
+        self.webhooks = webhooks or Webhooks(self.redis, naipes.queue_redis)
+        self.queue = Queue(DEFAULT, connection=naipes.queue_redis)
+        self._release = self.redis.register_script(_RELEASE)
+        self._extend = self.redis.register_script(_EXTEND)
+
+    # ------------------------------------------------------------ loading
+    def load(self, tid: str) -> tuple[dict, list[dict]]:
+        envs = list(self.store.iter_all(tid)) if tid.startswith("t-") else []
+        if not envs:
+            raise not_found(tid)
+        return T.fold(envs), envs
+
+    def _append(self, tid: str, envs: list[dict], events: list[dict], actor: str) -> list[dict]:
+        version, prev = (envs[-1]["version"], envs[-1]["hash"]) if envs else (0, GENESIS)
+        sealed = seal_batch(tid, version, prev, events, actor=actor, time=now_iso())
+        self.store.append(tid, version, sealed)
+        return sealed
+
+    def _index(self, tid: str, state: dict, envs: list[dict], created: bool = False) -> None:
+        info = {"id": tid, "name": state["name"], "game": state["game"], "format": state["format"],
+                "status": T.status(state), "round": state["round"], "rounds": state["rounds"],
+                "players": len(state["players"]), "version": envs[-1]["version"],
+                "created_at": envs[0]["time"], "updated_at": envs[-1]["time"]}
+        pipe = self.redis.pipeline(transaction=False)
+        if created:
+            pipe.zadd(INDEX, {tid: int(_time.time() * 1000)})
+        pipe.hset(INDEX_INFO, tid, dumps(info))
+        pipe.execute()
+
+    # ------------------------------------------------------------ commands
+    def create(self, viewer: Viewer, body: dict) -> dict:
+        game = body["game"]
+        try:
+            module = registry.get(game)
+        except registry.UnknownGame:
+            raise ProblemError(422, "Unknown game type", f"'{game}' is not a game type", "unknown-game") from None
+        options = self.naipes.validate_options(game, body.get("options") or {})
+        size = body.get("table_size") or {}
+        low = size.get("min", module.MIN_PLAYERS)
+        high = size.get("max", low)
+        fmt = body["format"]
+        players = list(body["players"])
+        rounds = body.get("rounds") or T.default_rounds(fmt, len(players), low, high)
+        command = {"type": "create", "name": body.get("name") or "", "game": game, "options": options,
+                   "format": fmt, "rounds": rounds, "table_size": {"min": low, "max": high}, "players": players,
+                   "seed": body["seed"] if body.get("seed") is not None else secrets.randbits(63),
+                   "owner": viewer.key_id, "game_min": module.MIN_PLAYERS, "game_max": module.MAX_PLAYERS}
+        try:
+            events = T.decide(T.initial_state(), command)
+        except T.TournamentError as exc:
+            raise _problem(exc) from None
+        sizes = set(T.table_sizes(len(players), low, high, equal=fmt == "duplicate"))
+        self._check_sizes(game, options, sizes or {low})
+        tid = f"t-{secrets.token_hex(8)}"
+        sealed = self._append(tid, [], events, "integrator")
+        self._index(tid, T.fold(sealed), sealed, created=True)
+        try:
+            self.advance(tid)
+        except Exception:  # noqa: BLE001 - the tournament exists; a worker pairs it
+            log.exception("could not pair the first round of %s at once; a worker will", tid)
+            self.enqueue_advance(tid, "created")
+        out = self.view(tid, viewer)
+        out["round_detail"] = self.round(tid, 1, viewer) if out["round"] >= 1 else None
+        return out
+
+    @staticmethod
+    def _check_sizes(game: str, options: dict, sizes: set[int]) -> None:
+        """Every table size the tournament will use must be one the game can start with these options."""
+        module = registry.get(game)
+        game_opts, _timing = tables.split_options(game, options)
+        for n in sorted(sizes):
+            try:
+                state = module.initial_state([f"p{i}" for i in range(n)], game_opts)
+                module.decide(state, {"type": "start", "seat": None, "seed": 0})
+            except RuleViolation as exc:
+                raise ProblemError(422, "Table size not playable", f"{n} players: {exc.detail}",
+                                   "table-size", rule=exc.rule) from None
+
+    def withdraw(self, viewer: Viewer, tid: str, player: str) -> dict:
+        for _ in range(MAX_RETRIES):
+            state, envs = self.load(tid)
+            self._check_owner(viewer, state)
+            try:
+                events = T.decide(state, {"type": "withdraw", "player": player})
+            except T.TournamentError as exc:
+                raise _problem(exc) from None
+            try:
+                sealed = self._append(tid, envs, events, "integrator")
+            except VersionConflict:
+                continue
+            state = T.fold(sealed, state)
+            self._index(tid, state, envs + sealed)
+            return {"player": player, "round": events[0]["data"]["round"], "version": sealed[-1]["version"]}
+        raise ProblemError(409, "Too much contention", "the tournament kept changing; try again", "contention")
+
+    @staticmethod
+    def _privileged(viewer: Viewer | None, state: dict) -> bool:
+        return viewer is not None and viewer.kind == "integrator" and (
+            viewer.key_id == state.get("owner") or "admin" in viewer.scopes)
+
+    def _check_owner(self, viewer: Viewer, state: dict) -> None:
+        if not self._privileged(viewer, state):
+            raise ProblemError(403, "Not your tournament", "only the key that created the tournament may change it",
+                               "forbidden")
+
+    # ------------------------------------------------------------ advancing
+    def advance(self, tid: str) -> dict:
+        """Bring the tournament as far as it can go now: record the results of
+        finished games, pair the next round, create its games, finish.
+
+        Idempotent: every step reads what is already done (the tournament's
+        events, the games recorded in ``naipes:{t}:games``) and appends with
+        the expected version.  Raises :class:`Busy` when another process
+        holds the tournament's lock.
+        """
+        token = secrets.token_hex(8)
+        lock = key(tid, "lock")
+        if not self.redis.set(lock, token, nx=True, px=LOCK_MS):
+            raise Busy(tid)
+        try:
+            return self._advance(tid, token)
+        finally:
+            self._release(keys=[lock], args=[token])
+
+    def _advance(self, tid: str, token: str) -> dict:
+        done = {"paired": [], "started": [], "recorded": [], "finished": False}
+        state, envs = self.load(tid)
+        for _ in range(10_000):
+            if state["finished"]:
+                break
+            rnd = T.current_round(state)
+            events: list[dict] = []
+            if rnd is None or T.round_complete(rnd):
+                events = T.decide(state, {"type": "pair"})
+            else:
+                for tb in rnd["tables"]:
+                    if tb["game_id"] is None:
+                        created = self._game_for(tid, state, rnd, tb, token)
+                        events = T.decide(state, {"type": "start_table", "round": rnd["round"], "table": tb["table"],
+                                                  "game_id": created["id"]})
+                        break
+                    if tb["result"] is None:
+                        outcome = tables.outcome(self.naipes.table(tb["game_id"], fresh=True))
+                        if outcome is not None:
+                            events = T.decide(state, {"type": "record", "round": rnd["round"], "table": tb["table"],
+                                                      "game_id": tb["game_id"], "outcome": outcome})
+                            break
+            if not events:
+                break
+            try:
+                sealed = self._append(tid, envs, events, "worker")
+            except VersionConflict:  # a withdrawal landed meanwhile: read again
+                state, envs = self.load(tid)
+                continue
+            envs = envs + sealed
+            state = T.fold(sealed, state)
+            for ev in events:
+                d = ev["data"]
+                if ev["type"] == T.ROUND_PAIRED:
+                    done["paired"].append(d["round"])
+                elif ev["type"] == T.TABLE_STARTED:
+                    done["started"].append([d["round"], d["table"], d["game_id"]])
+                elif ev["type"] == T.TABLE_RESULT:
+                    done["recorded"].append([d["round"], d["table"], d["game_id"]])
+                elif ev["type"] == T.TOURNAMENT_FINISHED:
+                    done["finished"] = True
+            self._index(tid, state, envs)
+        self._announce(tid, state)
+        return done
+
+    def _game_for(self, tid: str, state: dict, rnd: dict, tb: dict, token: str) -> dict:
+        """The game of a table: the one recorded already, else a new one."""
+        field = f"{rnd['round']}:{tb['table']}"
+        raw = self.redis.hget(key(tid, "games"), field)
+        if raw is not None:
+            return loads(raw)
+        if not self._extend(keys=[key(tid, "lock")], args=[token, LOCK_MS]):
+            raise LostLock(tid)
+        extra = {"deal_seed": rnd["deal_seed"]} if rnd.get("deal_seed") else {}
+        created = self.naipes.create_game(state["game"], tb["players"], state["options"], **extra)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hsetnx(key(tid, "games"), field, dumps(created))
+        pipe.hset(GAMES, created["id"], f"{tid} {rnd['round']} {tb['table']}")
+        pipe.execute()
+        return loads(self.redis.hget(key(tid, "games"), field))
+
+    def _announce(self, tid: str, state: dict) -> None:
+        """Webhooks for the round in play (once all its games exist) and for the end.
+        Repeated calls enqueue nothing twice (see Webhooks.emit)."""
+        owner = state.get("owner")
+        rnd = T.current_round(state)
+        try:
+            if rnd is not None and rnd["started"]:
+                self.webhooks.emit("round.paired", f"round.paired:{tid}:{rnd['round']}",
+                                   {"tournament": tid, "round": rnd["round"], "byes": rnd["byes"],
+                                    "tables": [{"table": t["table"], "players": t["players"], "game_id": t["game_id"]}
+                                               for t in rnd["tables"]]}, owner=owner)
+            if state["finished"]:
+                self.webhooks.emit("tournament.finished", f"tournament.finished:{tid}",
+                                   {"tournament": tid, "reason": state["finish_reason"],
+                                    "standings": _standing_rows(state)}, owner=owner)
+        except Exception:  # noqa: BLE001 - the next advance announces again
+            log.exception("could not hand the events of %s to webhooks", tid)
+
+    # ------------------------------------------------------------ jobs
+    def enqueue_advance(self, tid: str, reason: str) -> None:
+        self.queue.enqueue("workers.jobs.advance_tournament", tid, job_id=f"tadv-{tid}-{reason}",
+                           retry=Retry(max=3, interval=[1, 2, 4]), result_ttl=300, failure_ttl=24 * 3600)
+
+    def run_job(self, tid: str) -> dict:
+        """What the worker runs: a guard job is scheduled first, so that when
+        this process dies mid-way another worker takes over a few seconds
+        later; it is cancelled when the work is done."""
+        guard = f"tguard-{tid}-{secrets.token_hex(6)}"
+        self.queue.enqueue_in(timedelta(seconds=GUARD_SECONDS), "workers.jobs.advance_tournament", tid,
+                              job_id=guard, result_ttl=60, failure_ttl=24 * 3600)
+        try:
+            result = self.advance(tid)
+        except (Busy, LostLock):
+            return {"busy": True, "guard": guard}  # the guard looks again once the holder is done
+        except Exception:
+            self._cancel(guard)
+            raise
+        self._cancel(guard)
+        return result
+
+    def _cancel(self, job_id: str) -> None:
+        registry_ = ScheduledJobRegistry(queue=self.queue)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zrem(registry_.key, job_id)
+        pipe.delete(Job.key_for(job_id))
+        pipe.execute()
+
+    def on_game_finished(self, game_id: str, table: dict) -> None:
+        """The hook of Naipes.on_finished: advance the game's tournament, tell webhooks."""
+        ref = self.redis.hget(GAMES, game_id)
+        owner = None
+        data = {"game_id": game_id, "game": table["game"], "result": tables.outcome(table),
+                "players": list(table["state"].get("players", []))}
+        if ref is not None:
+            tid, r, i = ref.decode().split()
+            self.enqueue_advance(tid, game_id)
+            owner = self._owner(tid)
+            data["tournament"] = {"id": tid, "round": int(r), "table": int(i)}
+        self.webhooks.emit("game.finished", f"game.finished:{game_id}", data, owner=owner)
+
+    def _owner(self, tid: str) -> str | None:
+        first = self.store.read(tid, 0, 1)
+        return first[0]["data"].get("owner") if first else None
+
+    # ------------------------------------------------------------ reading
+    def view(self, tid: str, viewer: Viewer | None = None) -> dict:
+        state, envs = self.load(tid)
+        return {"id": tid, "name": state["name"], "game": state["game"], "options": state["options"],
+                "format": state["format"], "rounds": state["rounds"], "table_size": state["table_size"],
+                "tie_breaks": state["tie_breaks"], "status": T.status(state), "round": state["round"],
+                "finish_reason": state["finish_reason"],
+                "players": [{"player": p, "withdrawn": p in state["withdrawn"]} for p in state["players"]],
+                "version": envs[-1]["version"], "created_at": envs[0]["time"], "updated_at": envs[-1]["time"]}
+
+    def list(self, status: str | None, limit: int, offset: int) -> dict:
+        ids = [i.decode() for i in self.redis.zrevrange(INDEX, 0, -1)]
+        rows = [loads(r) for r in (self.redis.hmget(INDEX_INFO, ids) if ids else []) if r]
+        rows = [r for r in rows if not status or r["status"] == status]
+        return {"total": len(rows), "tournaments": rows[offset:offset + limit]}
+
+    def standings(self, tid: str) -> dict:
+        state, envs = self.load(tid)
+        return {"id": tid, "version": envs[-1]["version"], "status": T.status(state), "round": state["round"],
+                "tie_breaks": ["points"] + state["tie_breaks"], "standings": _standing_rows(state)}
+
+    def round(self, tid: str, n: int, viewer: Viewer | None) -> dict:
+        state, envs = self.load(tid)
+        if not 1 <= n <= len(state["schedule"]):
+            raise ProblemError(404, "Round not found", f"round {n} has not been paired (rounds paired: "
+                                                       f"{len(state['schedule'])})", "round-not-found")
+        rnd = state["schedule"][n - 1]
+        secrets_ = self._privileged(viewer, state)
+        created = {}
+        if secrets_:
+            raw = self.redis.hgetall(key(tid, "games"))
+            created = {k.decode(): loads(v) for k, v in raw.items()}
+        out_tables = []
+        for tb in rnd["tables"]:
+            game = created.get(f"{n}:{tb['table']}")
+            seats = [{"seat": s, "player": p} for s, p in enumerate(tb["players"])]
+            if game is not None and game["id"] == tb["game_id"]:
+                seats = [{"seat": s["seat"], "player": s["player"], "token": s["token"]} for s in game["seats"]]
+            out_tables.append({"table": tb["table"], "game_id": tb["game_id"], "seats": seats,
+                               "result": tb["result"]})
+        if all(tb["result"] is not None for tb in rnd["tables"]):
+            stage = "finished"
+        else:
+            stage = "playing" if rnd["started"] else "pairing"
+        return {"tournament": tid, "round": n, "status": stage, "byes": rnd["byes"], "tables": out_tables,
+                "tokens_included": secrets_}
+
+    def events(self, tid: str, viewer: Viewer | None, after: int = 0, limit: int = 1000) -> dict:
+        state, envs = self.load(tid)
+        everything = self._privileged(viewer, state)
+        chain = verify_chain(envs)
+        head_version, head_hash = self.store.head(tid)
+        if chain["ok"] and (chain["head"] != head_hash or envs[-1]["version"] != head_version):
+            chain = {**chain, "ok": False, "reason": "the log ends before the recorded head"}
+        shown = [for_viewer(e, None, everything) for e in envs if e["version"] > after][:limit]
+        return {"id": tid, "version": head_version, "head_hash": head_hash, "chain": chain, "events": shown}
+
+
+def _standing_rows(state: dict) -> list[dict]:
+    return [{k: row[k] for k in ("rank", "player", "points", "games", "wins", "byes", "par", "opponents_points",
+                                 "withdrawn")} for row in T.standings(state)]
+
+
+def attach_tournaments(service: Naipes) -> Tournaments:
+    """Register the finished-game hook on ``service`` (once) and return the
+    tournaments application over it."""
+    found = getattr(service, "_tournaments", None)
+    if found is not None:
+        return found
+    tournaments = Tournaments(service)
+    service.on_finished.append(tournaments.on_game_finished)
+    service._tournaments = tournaments  # type: ignore[attr-defined]
+    return tournaments

@@ -1,0 +1,121 @@
+"""Offline verification of an exported game log (``naipes verify FILE``).
+
+Three checks, each naming the first thing that fails:
+
+1. the hash chain: versions without gaps, each event pointing at the hash of
+   the one before, each hash matching its event;
+2. the deals: every ``DealRevealed`` matches the commitment of the deal it
+   names (SHA-256 of the salt, ``|`` and the deck's compact JSON), the cards
+   the seats received are cards of that deck, and every deal of a finished
+   game has been revealed;
+3. the outcome: folding the events from scratch gives the outcome the
+   export's header records.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable, Iterable
+
+from domain import table as tables
+from domain.base import deal_commitment, seat_parts
+from events.envelope import canonical, loads, verify_chain
+
+EXPORT_FORMAT = "naipes-game-log/1"  # the first line of an export names it
+
+
+def _flat(value: Any) -> list:
+    if isinstance(value, dict):
+        return [c for k in sorted(value) for c in _flat(value[k])]
+    if isinstance(value, list):
+        return [c for v in value for c in _flat(v)]
+    return [value]
+
+
+def _cards(part: Any) -> list:
+    """The cards a seat received in a deal's private part."""
+    if isinstance(part, dict):
+        return _flat(part.get("hand", []))
+    return []
+
+
+def verify_export(lines: Iterable[bytes | str], progress: Callable[[int], None] | None = None) -> dict:
+    problems: list[str] = []
+    rows = [line for line in lines if line and (line.strip() if isinstance(line, (str, bytes)) else True)]
+    if not rows:
+        return {"ok": False, "problems": ["the file is empty"], "header": None, "events": [], "chain": None}
+    try:
+        header = loads(rows[0])
+        envs = [loads(r) for r in rows[1:]]
+    except Exception as exc:  # noqa: BLE001 - any parse error is the file's fault
+        return {"ok": False, "problems": [f"not JSON Lines: {exc}"], "header": None, "events": [], "chain": None}
+    if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
+        return {"ok": False, "problems": [f"the first line is not a {EXPORT_FORMAT} header"], "header": None,
+                "events": [], "chain": None}
+    if not envs or not all(isinstance(e, dict) for e in envs):
+        return {"ok": False, "problems": ["the file holds no events"], "header": header, "events": [],
+                "chain": None}
+    # 1. the chain
+    chain = verify_chain(envs)
+    if not chain["ok"]:
+        problems.append(f"chain broken at version {chain['broken_at']}: {chain['reason']}")
+    elif chain["head"] != header.get("head_hash") or envs[-1]["version"] != header.get("version"):
+        problems.append(f"the log ends at version {envs[-1]['version']} but the header records version "
+                        f"{header.get('version')} (events were removed from the end)")
+    if any(e.get("game_id") != header.get("game_id") for e in envs):
+        problems.append("an event belongs to another game than the header names")
+    commitments = reveals = 0
+    table = None
+    if not problems:
+        # 2. the deals, while folding (3.)
+        deals: dict[int, dict] = {}
+        try:
+            for i, env in enumerate(envs):
+                table = tables.evolve(table, env)
+                if progress:
+                    progress(i + 1)
+                commitment = env["data"].get("commitment") if env["type"] != tables.DEAL_REVEALED else None
+                if commitment is not None:
+                    commitments += 1
+                    deals[env["version"]] = env
+                if env["type"] == tables.DEAL_REVEALED:
+                    reveals += 1
+                    problems += _check_reveal(env, deals)
+        except Exception as exc:  # noqa: BLE001 - a log the rules cannot fold is a finding, not a crash
+            problems.append(f"the events do not fold under the rules (at version {env['version']}): {exc!r}")
+        if table is not None and not problems:
+            outcome = tables.outcome(table)
+            if outcome is not None:
+                unrevealed = sorted(set(deals) - {e["data"]["deal_version"] for e in envs
+                                                  if e["type"] == tables.DEAL_REVEALED})
+                if unrevealed:
+                    problems.append(f"the game is over but the deal of version {unrevealed[0]} was never revealed")
+            if _norm(outcome) != _norm(header.get("outcome")):
+                problems.append(f"folding the events gives the outcome {outcome}, the header records "
+                                f"{header.get('outcome')}")
+    return {"ok": not problems, "problems": problems, "header": header, "events": envs, "chain": chain,
+            "commitments": commitments, "reveals": reveals,
+            "outcome": tables.outcome(table) if table is not None else None}
+
+
+def _norm(value: Any) -> Any:
+    return loads(canonical(value))
+
+
+def _check_reveal(env: dict, deals: dict[int, dict]) -> list[str]:
+    d = env["data"]
+    dealt = deals.get(d.get("deal_version"))
+    v = env["version"]
+    if dealt is None:
+        return [f"the reveal at version {v} names version {d.get('deal_version')}, which dealt nothing"]
+    if dealt["data"]["commitment"] != d.get("commitment"):
+        return [f"the reveal at version {v} quotes another commitment than the deal at version {dealt['version']}"]
+    if deal_commitment(d.get("deck"), d.get("salt", "")) != d["commitment"]:
+        return [f"the deck revealed at version {v} does not match the commitment made at version "
+                f"{dealt['version']} (the cards were not the ones committed before play)"]
+    if "private" in dealt:
+        deck = Counter(map(repr, _flat(d["deck"])))
+        given = Counter(repr(c) for _seat, part in seat_parts(dealt["private"]) for c in _cards(part))
+        if given - deck:
+            return [f"the seats received at version {dealt['version']} cards that are not in the committed deck"]
+    return []

@@ -1,0 +1,148 @@
+"""Nobody learns what they should not: a leak test over every game type.
+
+For random complete games of each type, played through the HTTP API by
+bots that know only legal-moves, every response a seat token or a spectator
+gets — the live view and legal moves after every move, each move's answer,
+the event log, and the replay at every version from the caller's own
+viewpoint — is searched for the secrets the log held at that version which
+the caller may not see.
+
+A secret is a value from another seat's (or nobody's) private part of an
+event: a list of cards (a hand, a blind, a remaining deck, a pass; two or
+more cards named by strings, four or more by numbers) or a long string (a
+deal's salt).  It stops being secret once the
+rules make it public, that is once it appears in the public ``data`` of an
+event (a reveal, an accusation, a showdown, the end of a hand), or once it
+reaches the viewer's own private part; a list of cards named by strings also
+stops being secret once the viewer has seen each of its cards, one by one.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from domain import registry
+from events.envelope import dumps
+
+from .conftest import bearer
+from .helpers import SHORT, tokens
+
+PLAYERS = {"dalmuti": 5, "cego": 4, "muerte": 6, "onion": 4}
+GAMES_PER_TYPE = 3
+
+
+def fragments(value, out: dict[str, tuple]) -> dict[str, tuple]:
+    """The searchable pieces of a private or public part, as canonical JSON,
+    each with the cards it names when cards are named by strings."""
+    if isinstance(value, dict):
+        for v in value.values():
+            fragments(v, out)
+    elif isinstance(value, list):
+        # cards named by strings are unique enough in pairs; small numbers (Dalmuti's ranks) only in fours,
+        # lest a legal play of [6, 6] be taken for another seat's two tax cards
+        strings = len(value) >= 2 and all(isinstance(x, str) for x in value)
+        numbers = len(value) >= 4 and all(isinstance(x, int) and not isinstance(x, bool) for x in value)
+        if strings or numbers:
+            out[dumps(value).decode()] = tuple(value) if strings else ()
+        for v in value:
+            fragments(v, out)
+    elif isinstance(value, str) and len(value) >= 16:
+        out[dumps(value).decode()] = ()
+    return out
+
+
+def strings(value, out: set[str]) -> set[str]:
+    """Every string in a part, at any depth: the cards named by strings it makes known."""
+    if isinstance(value, dict):
+        for v in value.values():
+            strings(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            strings(v, out)
+    elif isinstance(value, str):
+        out.add(value)
+    return out
+
+
+class Ledger:
+    """What was secret from whom, version by version, from the full log."""
+
+    def __init__(self, full_events: list[dict]):
+        self.events = full_events
+
+    def secrets(self, version: int, seat: int | None) -> set[str]:
+        hidden: dict[str, tuple] = {}
+        shown: dict[str, tuple] = {}
+        known: set[str] = set()  # cards named by strings the viewer has seen one by one (lost, received...)
+        for e in self.events:
+            if e["version"] > version:
+                break
+            fragments(e["data"], shown)
+            strings(e["data"], known)
+            for key, part in (e.get("private") or {}).items():
+                if seat is not None and key == str(seat):
+                    fragments(part, shown)
+                    strings(part, known)
+                else:
+                    fragments(part, hidden)
+        # a list of named cards each of which the viewer knows reveals nothing: say, its own hand after an
+        # exchange equal to another seat's first hand, or the cards a seat has lost one at a time
+        return {f for f, cards in hidden.items() if f not in shown and not (cards and set(cards) <= known)}
+
+
+def assert_no_secret(body, secrets: set[str], what: str) -> None:
+    text = dumps(body).decode()
+    found = [s for s in secrets if s in text]
+    assert not found, f"{what} shows secrets {found[:3]}"
+
+
+@pytest.mark.parametrize("game", list(registry.GAME_MODULES))
+def test_no_response_shows_a_card_the_caller_may_not_see(client, integrator, game):
+    rng = random.Random(f"leaks-{game}")
+    checked = 0
+    for _ in range(GAMES_PER_TYPE):
+        created = client.post("/games", json={"game": game, "players": [f"p{i}" for i in range(PLAYERS[game])],
+                                              "options": SHORT[game]}, headers=integrator).get_json()
+        gid, toks = created["id"], tokens(created)
+        viewers: list[int | None] = [None, *toks]
+        live: list[tuple[int, int | None, str, object]] = []  # (version, viewer, what, body)
+        for _move in range(5000):
+            view = client.get(f"/games/{gid}").get_json()
+            if view["finished"]:
+                break
+            for v in viewers:
+                headers = bearer(toks[v]) if v is not None else {}
+                live.append((view["version"], v, "view", client.get(f"/games/{gid}", headers=headers).get_json()))
+            seat = rng.choice(view["to_act"])
+            lm = client.get(f"/games/{gid}/legal-moves", headers=bearer(toks[seat])).get_json()
+            live.append((view["version"], seat, "legal-moves", lm))
+            r = client.post(f"/games/{gid}/moves", json=rng.choice(lm["moves"]), headers=bearer(toks[seat]))
+            assert r.status_code == 201, r.get_json()
+            # the move's answer may be read by its seat at the version it produced
+            live.append((r.get_json()["version"], seat, "move answer", r.get_json()))
+        else:
+            raise AssertionError("the game did not finish")
+        full = client.get(f"/games/{gid}/audit", headers=integrator).get_json()["events"]
+        ledger = Ledger(full)
+        head = full[-1]["version"]
+        for version, v, what, body in live:
+            assert_no_secret(body, ledger.secrets(version, v), f"{what} at version {version} to {v}")
+            checked += 1
+        for v in viewers:
+            headers = bearer(toks[v]) if v is not None else {}
+            log = client.get(f"/games/{gid}/events", headers=headers).get_json()["events"]
+            for e in log:
+                assert_no_secret(e, ledger.secrets(e["version"], v), f"event {e['version']} to {v}")
+            for version in range(1, head + 1):
+                replay = client.get(f"/games/{gid}/replay?version={version}", headers=headers)
+                assert replay.status_code == 200, replay.get_json()
+                assert_no_secret(replay.get_json(), ledger.secrets(version, v), f"replay {version} to {v}")
+                checked += 1
+        # the check can fail: the integrator's full view at the first deal holds other seats' secrets
+        dealt = next(e["version"] for e in full if "commitment" in e["data"])
+        everything = client.get(f"/games/{gid}/replay?version={dealt}&as=reviewer", headers=integrator).get_json()
+        with pytest.raises(AssertionError):
+            assert_no_secret(everything, ledger.secrets(dealt, 0), "reviewer")
+    assert checked > 100

@@ -1,0 +1,188 @@
+"""Operators' view: /health, Prometheus /metrics, JSON logs, and the command line."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import random
+import subprocess
+import sys
+import time
+
+import redis
+import requests
+from click.testing import CliRunner
+
+from service.app import create_app
+from service.application import Naipes, Viewer
+from service.cli import main as cli
+
+from .conftest import API_KEY, ROOT, bearer
+from .helpers import create, play_http, tokens
+from .live import start_gunicorn
+
+
+def test_health_reports_workers_and_scheduler_lock(client, redis_url, tmp_path):
+    body = client.get("/health").get_json()
+    assert body["redis"] is True and set(body) >= {"status", "workers", "scheduler", "queues"}
+    env = {**os.environ, "REDIS_URL": redis_url, "PYTHONPATH": str(ROOT)}
+    worker = subprocess.Popen([sys.executable, "-m", "workers"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            body = client.get("/health").get_json()
+            if body["status"] == "ok":
+                break
+            time.sleep(0.2)
+        assert body["status"] == "ok" and body["workers"] >= 1 and body["scheduler"] is True, body
+    finally:
+        worker.terminate()
+        _, err = worker.communicate(timeout=20)
+    for line in err.splitlines():  # the worker logs JSON lines
+        if line.startswith("{"):
+            assert {"time", "level", "logger", "message"} <= set(json.loads(line))
+
+
+def test_health_is_503_problem_when_redis_is_down():
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    dead = Naipes(redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2, retry=Retry(NoBackoff(), 0)))
+    r = create_app(dead, rate_limit="off").test_client().get("/health")
+    assert r.status_code == 503 and r.mimetype == "application/problem+json"
+
+
+def test_metrics_count_moves_errors_latency_and_queue_depth(client, integrator, service):
+    g = create(client, integrator, players=["a", "b", "c", "d"], options={"hands": 1})
+    toks = tokens(g)
+    play_http(client, g, random.Random(2))
+    client.post(f"/games/{g['id']}/moves", json={"type": "pass"}, headers=bearer(toks[0]))  # game over: 409
+    client.get("/games/nope")  # 404
+    text = client.get("/metrics").get_data(as_text=True)
+    assert client.get("/metrics").mimetype == "text/plain"
+
+    def sample(name: str, **labels) -> float:
+        want = ",".join(f'{k}="{v}"' for k, v in labels.items())
+        for line in text.splitlines():
+            if line.startswith(f"{name}{{{want}}}") or (not labels and line.startswith(name + " ")):
+                return float(line.rsplit(" ", 1)[1])
+        return 0.0
+
+    assert sample("naipes_moves_total", game="dalmuti", result="accepted") >= 10
+    assert sample("naipes_moves_total", game="dalmuti", result="game-finished") >= 1
+    assert sample("naipes_http_errors_total", status="404") >= 1
+    assert sample("naipes_http_request_duration_seconds_count", method="POST", route="/games/<game_id>/moves") >= 11
+    assert "naipes_queue_depth{queue=\"naipes-timers\"}" in text
+    assert sample("naipes_redis_up") == 1.0
+
+
+def test_timeouts_fired_are_counted(service):
+    from prometheus_client import REGISTRY
+
+    from service.metrics import timeout_fired
+
+    service.on_timeout.append(timeout_fired)
+    before = REGISTRY.get_sample_value("naipes_timeouts_fired_total", {"game": "dalmuti"}) or 0
+    g = service.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1, "turn_seconds": 5})
+    table = service.table(g["id"])
+    seat = service.state_view(g["id"], Viewer("spectator"), table)["to_act"][0]
+    assert service.enforce_deadline(g["id"], table["version"], seat)
+    assert not service.enforce_deadline(g["id"], table["version"], seat)  # stale: nothing appended, not counted
+    after = REGISTRY.get_sample_value("naipes_timeouts_fired_total", {"game": "dalmuti"})
+    assert after == before + 1
+
+
+def test_metrics_add_up_every_gunicorn_worker_in_multiprocess_mode(redis_url, tmp_path, integrator):
+    proc, base = start_gunicorn(redis_url, {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path)})
+    try:
+        g = requests.post(f"{base}/games", headers=integrator,
+                          json={"game": "dalmuti", "players": ["a", "b", "c", "d"], "options": {"hands": 1}}).json()
+        toks = tokens(g)
+        made = 0
+        for _ in range(30):  # new connections: both workers serve some
+            view = requests.get(f"{base}/games/{g['id']}").json()
+            seat = view["to_act"][0]
+            moves = requests.get(f"{base}/games/{g['id']}/legal-moves", headers=bearer(toks[seat])).json()["moves"]
+            assert requests.post(f"{base}/games/{g['id']}/moves", json=moves[0],
+                                 headers=bearer(toks[seat])).status_code == 201
+            made += 1
+        text = requests.get(f"{base}/metrics").text
+        line = next(x for x in text.splitlines() if x.startswith('naipes_moves_total{game="dalmuti",result="accepted"}'))
+        assert float(line.rsplit(" ", 1)[1]) == made
+        assert len(list(tmp_path.glob("*.db"))) >= 2
+    finally:
+        proc.terminate()
+        proc.wait(15)
+
+
+def test_logs_are_json_lines_with_game_and_version(app):
+    from service.logs import Formatter, GameContext, game_context
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(Formatter())
+    handler.addFilter(GameContext())
+    log = logging.getLogger("naipes.test")
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        with game_context("g123", 7):
+            log.warning("deadline enforced")
+        with app.test_request_context("/games/abc/events"):
+            from flask import request
+
+            request.view_args = {"game_id": "abc"}
+            log.info("read")
+        log.error("plain")
+    finally:
+        log.removeHandler(handler)
+    first, second, third = (json.loads(x) for x in stream.getvalue().splitlines())
+    assert first["game_id"] == "g123" and first["version"] == 7 and first["level"] == "WARNING"
+    assert first["logger"] == "naipes.test" and first["message"] == "deadline enforced" and first["time"].endswith("Z")
+    assert second["game_id"] == "abc" and "version" not in second
+    assert "game_id" not in third
+
+
+def test_cli_lists_games_prints_replays_and_exports(service, redis_url, tmp_path):
+    g = service.create_game("cego", ["ana", "bea", "carl"], {"rounds": 1})
+    rng = random.Random(1)
+    while True:
+        view = service.state_view(g["id"], Viewer("spectator"))
+        if view["finished"]:
+            break
+        seat = rng.choice(view["to_act"])
+        service.move(g["id"], seat, rng.choice(service.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"]))
+    head = view["version"]
+    runner = CliRunner()
+    env = {"REDIS_URL": redis_url}
+
+    out = runner.invoke(cli, ["games", "list", "--game", "cego", "--status", "finished"], env=env)
+    assert out.exit_code == 0, out.output
+    assert g["id"] in out.output and "ana, bea, carl" in out.output
+
+    out = runner.invoke(cli, ["replay", g["id"], "--version", "5", "--as", "reviewer"], env=env)
+    assert out.exit_code == 0, out.output
+    assert f"cego {g['id']}  version 5" in out.output and "hand:" in out.output
+    out = runner.invoke(cli, ["replay", g["id"], "--as", "spectator"], env=env)
+    assert out.exit_code == 0 and "result:" in out.output and "winner" in out.output and "hand:" not in out.output
+    out = runner.invoke(cli, ["replay", g["id"], "--as", "1", "--version", "5"], env=env)
+    assert out.exit_code == 0 and out.output.count("hand:") == 1
+
+    for bad in (["replay", g["id"], "--as", "nobody"], ["replay", g["id"], "--version", str(head + 1)],
+                ["replay", "no-such-game"], ["export", "no-such-game"]):
+        out = runner.invoke(cli, bad, env=env)
+        assert out.exit_code != 0 and "Traceback" not in out.output, (bad, out.output)
+
+    target = tmp_path / "game.jsonl"
+    out = runner.invoke(cli, ["export", g["id"], "-o", str(target)], env=env)
+    assert out.exit_code == 0, out.output
+    lines = target.read_bytes().splitlines()
+    assert len(lines) == head + 1 and json.loads(lines[0])["game_id"] == g["id"]
+    assert [json.loads(x)["version"] for x in lines[1:]] == list(range(1, head + 1))
+
+    for command in (["--help"], ["games", "list", "--help"], ["replay", "--help"], ["export", "--help"]):
+        out = runner.invoke(cli, command)
+        assert out.exit_code == 0 and "Usage:" in out.output

@@ -1,0 +1,182 @@
+"""GET /games/{id}/stream: Server-Sent Events over real HTTP, resumed without loss."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import requests
+
+from .conftest import bearer
+from .helpers import tokens
+from .live import live_server, start_gunicorn  # noqa: F401 - fixture
+
+
+def sse(resp, stop_after: int | None = None, timeout: float = 30):
+    """Parse an SSE response: yields ("comment", text) and ("event", {id, event, data})."""
+    msg: dict = {}
+    end = time.monotonic() + timeout
+    for raw in resp.iter_lines(decode_unicode=True):
+        assert time.monotonic() < end, "stream took too long"
+        if raw is None:
+            continue
+        if raw == "":
+            if "data" in msg:  # a block with only `retry:` is no message
+                yield "event", msg
+                msg = {}
+            continue
+        if raw.startswith(":"):
+            yield "comment", raw[1:].strip()
+            continue
+        field, _, value = raw.partition(":")
+        msg[field] = value[1:] if value.startswith(" ") else value
+
+
+def new_game(base: str, integrator: dict) -> dict:
+    r = requests.post(f"{base}/games", headers=integrator,
+                      json={"game": "dalmuti", "players": ["ana", "bea", "carl", "dani"], "options": {"hands": 1}})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def play(base: str, g: dict, rng: random.Random, max_moves: int | None = None) -> int:
+    toks = tokens(g)
+    made = 0
+    while max_moves is None or made < max_moves:
+        view = requests.get(f"{base}/games/{g['id']}").json()
+        if view["finished"]:
+            break
+        seat = rng.choice(view["to_act"])
+        moves = requests.get(f"{base}/games/{g['id']}/legal-moves", headers=bearer(toks[seat])).json()["moves"]
+        r = requests.post(f"{base}/games/{g['id']}/moves", json=rng.choice(moves), headers=bearer(toks[seat]))
+        assert r.status_code == 201, r.text
+        made += 1
+    return made
+
+
+def test_stream_resumes_from_last_event_id_without_loss_and_ends_with_the_game(live_server, integrator):
+    base = live_server.url
+    g = new_game(base, integrator)
+    gid, toks = g["id"], tokens(g)
+    seat_auth = bearer(toks[1])
+    got: list[dict] = []
+
+    # first connection, while moves are being made: read some events, then drop the connection
+    mover = threading.Thread(target=play, args=(base, g, random.Random(3), 40))
+    mover.start()
+    with requests.get(f"{base}/games/{gid}/stream", headers=seat_auth, stream=True, timeout=30) as r:
+        assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/event-stream")
+        for kind, msg in sse(r):
+            if kind == "event":
+                got.append(msg)
+                if len(got) == 12:
+                    break
+    mover.join()
+    assert [int(m["id"]) for m in got] == list(range(1, 13))
+
+    # the rest of the game is played while nobody listens; the token travels in the query this time
+    play(base, g, random.Random(4))
+    with requests.get(f"{base}/games/{gid}/stream", params={"token": toks[1]},
+                      headers={"Last-Event-ID": got[-1]["id"]}, stream=True, timeout=30) as r:
+        assert r.status_code == 200
+        for kind, msg in sse(r):  # ends by itself: the game is finished
+            if kind == "event":
+                got.append(msg)
+
+    versions = [int(m["id"]) for m in got]
+    head = requests.get(f"{base}/games/{gid}").json()
+    assert head["finished"]
+    assert versions == list(range(1, head["version"] + 1)), "every version exactly once, in order"
+
+    # each message is the envelope as GET /events gives it to this seat, with its type as the SSE event name
+    import orjson
+
+    listed = requests.get(f"{base}/games/{gid}/events", params={"after": 0, "limit": 5000}, headers=seat_auth).json()
+    assert [orjson.loads(m["data"]) for m in got] == listed["events"]
+    assert [m["event"] for m in got] == [e["type"] for e in listed["events"]]
+    assert any(e.get("private") for e in listed["events"]), "the seat's own private parts are in its stream"
+    assert all(set((e.get("private") or {})) <= {"1"} for e in listed["events"])
+
+    # a spectator's stream carries no private part
+    with requests.get(f"{base}/games/{gid}/stream", params={"after": 0}, stream=True, timeout=30) as r:
+        spectator = [orjson.loads(m["data"]) for kind, m in sse(r) if kind == "event"]
+    assert len(spectator) == head["version"] and not any(e.get("private") for e in spectator)
+
+    # `after` resumes too
+    with requests.get(f"{base}/games/{gid}/stream", params={"after": head["version"] - 3}, stream=True,
+                      timeout=30) as r:
+        tail = [int(m["id"]) for kind, m in sse(r) if kind == "event"]
+    assert tail == [head["version"] - 2, head["version"] - 1, head["version"]]
+
+
+def test_stream_sends_heartbeats_and_new_events_live(live_server, integrator):
+    base = live_server.url
+    g = new_game(base, integrator)
+    gid = g["id"]
+    start = requests.get(f"{base}/games/{gid}").json()["version"]
+    seen: list[tuple[str, object]] = []
+    with requests.get(f"{base}/games/{gid}/stream", params={"after": start}, stream=True, timeout=30) as r:
+        stream = sse(r)
+        for kind, msg in stream:  # heartbeat every 0.5 s in this server
+            seen.append((kind, msg))
+            if kind == "comment" and msg == "heartbeat":
+                break
+        threading.Timer(0.2, play, args=(base, g, random.Random(5), 1)).start()
+        for kind, msg in stream:
+            seen.append((kind, msg))
+            if kind == "event":
+                break
+    assert ("comment", "heartbeat") in seen
+    assert seen[-1][0] == "event" and int(seen[-1][1]["id"]) == start + 1
+
+
+def test_stream_refuses_bad_input_with_problems(live_server, integrator):
+    base = live_server.url
+    g = new_game(base, integrator)
+    cases = [
+        (f"/games/{g['id']}/stream", {"Last-Event-ID": "x7"}, 400),
+        (f"/games/{g['id']}/stream?after=-1", {}, 422),
+        (f"/games/{g['id']}/stream?token=nope", {}, 401),
+        (f"/games/{g['id']}/stream", {"Authorization": "Basic abc"}, 401),
+        ("/games/not-a-game/stream", {}, 404),
+    ]
+    for path, headers, status in cases:
+        r = requests.get(base + path, headers=headers, timeout=10)
+        assert r.status_code == status, (path, r.text)
+        assert r.headers["Content-Type"] == "application/problem+json"
+
+
+def test_open_streams_do_not_block_moves_under_gunicorn(redis_url, integrator):
+    """More open streams than the threaded worker had threads (2 x 8): moves still go through at once."""
+    proc, base = start_gunicorn(redis_url, {"NAIPES_SSE_HEARTBEAT": "1"})
+    sessions = []
+    try:
+        g = new_game(base, integrator)
+        streams = []
+        for _ in range(40):
+            s = requests.Session()
+            sessions.append(s)
+            r = s.get(f"{base}/games/{g['id']}/stream", params={"after": 3}, stream=True, timeout=30)
+            assert r.status_code == 200
+            streams.append(r)
+        t0 = time.monotonic()
+        assert play(base, g, random.Random(6), 10) == 10
+        assert time.monotonic() - t0 < 10
+        assert requests.get(f"{base}/health", timeout=5).status_code == 200
+        # every open stream received the ten moves' events
+        for r in streams[:5]:
+            ids = []
+            for kind, msg in sse(r, timeout=15):
+                if kind == "event":
+                    ids.append(int(msg["id"]))
+                    if len(ids) >= 10:
+                        break
+            assert ids[:10] == list(range(4, 14))
+        for r in streams:
+            r.close()
+    finally:
+        for s in sessions:
+            s.close()
+        proc.terminate()
+        proc.wait(15)

@@ -1,0 +1,414 @@
+"""Tournaments played to the end through the HTTP API by bots, with real
+Redis and real RQ worker processes advancing them; webhooks delivered to a
+local receiver."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import random
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from domain import table as tables
+from domain import tournament as T
+from service import webhooks as wh
+from service.tournaments import GAMES
+
+from .conftest import bearer
+from .helpers import play_http
+from .test_timers import kill_group, start_worker, wait_for
+
+
+@pytest.fixture()
+def worker(redis_url):
+    proc = start_worker(redis_url)
+    yield proc
+    kill_group(proc)
+
+
+def create_tournament(client, integrator, status=201, **body):
+    r = client.post("/tournaments", json=body, headers=integrator)
+    assert r.status_code == status, r.get_json()
+    return r.get_json()
+
+
+def wait_round(client, integrator, tid, n, timeout=30.0):
+    """Round ``n`` once all its games exist, or None when the tournament ended first."""
+    def ready():
+        t = client.get(f"/tournaments/{tid}").get_json()
+        if t["round"] >= n:
+            rd = client.get(f"/tournaments/{tid}/rounds/{n}", headers=integrator).get_json()
+            if rd["status"] in ("playing", "finished"):
+                return rd
+        if t["status"] == "finished":
+            return "finished"
+        return None
+
+    found = wait_for(ready, timeout, step=0.05)
+    assert found, f"round {n} of {tid} was not ready within {timeout}s"
+    return None if found == "finished" else found
+
+
+def check_round(rd: dict, players: set[str]) -> None:
+    seated = [s["player"] for tb in rd["tables"] for s in tb["seats"]]
+    assert len(seated) == len(set(seated)), "a player is seated twice in one round"
+    assert set(seated) | set(rd["byes"]) <= players and not set(seated) & set(rd["byes"])
+    assert all(s["token"].startswith("st_") for tb in rd["tables"] for s in tb["seats"])
+    assert len({tb["game_id"] for tb in rd["tables"]}) == len(rd["tables"])
+
+
+def play_round(client, rd: dict, rng: random.Random) -> None:
+    for tb in rd["tables"]:
+        play_http(client, {"id": tb["game_id"], "seats": tb["seats"]}, rng)
+
+
+def play_tournament(client, integrator, tid: str, players: set[str], rng: random.Random,
+                    timeout: float = 30.0) -> list[dict]:
+    rounds = []
+    n = 1
+    while True:
+        rd = wait_round(client, integrator, tid, n, timeout)
+        if rd is None:
+            break
+        check_round(rd, players)
+        play_round(client, rd, rng)
+        rounds.append(rd)
+        n += 1
+    done = wait_for(lambda: client.get(f"/tournaments/{tid}").get_json()["status"] == "finished", timeout)
+    assert done, "the tournament did not finish"
+    return rounds
+
+
+def check_standings(client, integrator, tid: str, game: str, options: dict) -> dict:
+    """Standings equal the sums of the games' outcomes, and the log folds to them."""
+    t = client.get(f"/tournaments/{tid}").get_json()
+    standings = client.get(f"/tournaments/{tid}/standings").get_json()
+    expected = {p["player"]: 0 for p in t["players"]}
+    games = 0
+    for n in range(1, t["round"] + 1):
+        rd = client.get(f"/tournaments/{tid}/rounds/{n}").get_json()
+        assert rd["status"] == "finished" and "token" not in json.dumps(rd["tables"])  # no tokens without the key
+        for tb in rd["tables"]:
+            view = client.get(f"/games/{tb['game_id']}").get_json()
+            assert view["finished"] and view["players"] == [s["player"] for s in tb["seats"]]
+            assert tb["result"]["scores"] == view["result"]["scores"]
+            points = T.table_points(game, options, view["result"])
+            for seat, player in enumerate(view["players"]):
+                expected[player] += points[seat]
+            games += 1
+    got = {row["player"]: row["points"] for row in standings["standings"]}
+    assert got == expected
+    assert [row["rank"] for row in standings["standings"]] == list(range(1, len(expected) + 1))
+    log = client.get(f"/tournaments/{tid}/events", headers=integrator).get_json()
+    assert log["chain"]["ok"] and log["chain"]["checked"] == log["version"]
+    refolded = T.standings(T.fold(log["events"]))
+    assert [(r["player"], r["points"], r["rank"]) for r in refolded] == \
+        [(r["player"], r["points"], r["rank"]) for r in standings["standings"]]
+    results = [e for e in log["events"] if e["type"] == T.TABLE_RESULT]
+    started = [e for e in log["events"] if e["type"] == T.TABLE_STARTED]
+    assert len(results) == len(started) == games  # one game and one result per table, none twice
+    assert len({e["data"]["game_id"] for e in started}) == games
+    assert log["events"][-1]["type"] == T.TOURNAMENT_FINISHED
+    return standings
+
+
+def test_sixteen_player_dalmuti_swiss_of_four_rounds(worker, client, integrator):
+    players = [f"dal{i:02d}" for i in range(16)]
+    options = {"hands": 1}
+    t = create_tournament(client, integrator, name="swiss", game="dalmuti", options=options, players=players,
+                          format="swiss", rounds=4, table_size={"min": 4, "max": 4})
+    assert t["round"] == 1 and t["round_detail"]["status"] == "playing" and t["tie_breaks"][0] == "wins"
+    rounds = play_tournament(client, integrator, t["id"], set(players), random.Random(7))
+    assert len(rounds) == 4 and all(len(rd["tables"]) == 4 and not rd["byes"] for rd in rounds)
+    check_standings(client, integrator, t["id"], "dalmuti", options)
+
+
+def test_twelve_player_cego_round_robin(worker, client, integrator):
+    players = [f"cego{i:02d}" for i in range(12)]
+    options = {"rounds": 1}
+    t = create_tournament(client, integrator, game="cego", options=options, players=players,
+                          format="round_robin", table_size={"min": 4, "max": 4})
+    assert t["rounds"] == 4  # ceil(11 / 3)
+    rounds = play_tournament(client, integrator, t["id"], set(players), random.Random(8))
+    assert len(rounds) == 4
+    met: dict[frozenset, int] = {}
+    for rd in rounds:
+        for tb in rd["tables"]:
+            names = [s["player"] for s in tb["seats"]]
+            for i, a in enumerate(names):
+                for b in names[i + 1:]:
+                    met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + 1
+    # 72 seats next to someone for 66 pairs; no resolvable schedule covers them all in 4 rounds of 3 tables
+    # of 4: the best found meets 54 pairs, none more than twice (the annealer's result for this size)
+    assert max(met.values()) <= 2 and len(met) >= 54
+    standings = check_standings(client, integrator, t["id"], "cego", options)
+    assert sum(row["points"] for row in standings["standings"]) == 0  # Cego balances are zero-sum
+
+
+def test_a_worker_killed_mid_round_loses_and_duplicates_nothing(redis_url, client, integrator, redis_client):
+    players = [f"kil{i}" for i in range(8)]
+    options = {"hands": 1}
+    rng = random.Random(3)
+    first = start_worker(redis_url)
+    second = third = None
+    try:
+        t = create_tournament(client, integrator, game="dalmuti", options=options, players=players,
+                              format="swiss", rounds=3, table_size={"min": 4, "max": 4})
+        tid = t["id"]
+        rd = t["round_detail"]
+        play_http(client, {"id": rd["tables"][0]["game_id"], "seats": rd["tables"][0]["seats"]}, rng)
+        kill_group(first)  # mid-round: one table done, one playing
+        play_http(client, {"id": rd["tables"][1]["game_id"], "seats": rd["tables"][1]["seats"]}, rng)
+        # the round is over with no worker alive: its advance job waits in the queue
+        second = start_worker(redis_url)
+        paired = wait_for(lambda: client.get(f"/tournaments/{tid}").get_json()["round"] >= 2, 20, step=0.002)
+        kill_group(second)  # as soon as round 2 is paired: while its games are being created
+        assert paired
+        at_kill = client.get(f"/tournaments/{tid}/rounds/2").get_json()
+        third = start_worker(redis_url)
+        n = 2
+        while True:
+            rd_n = wait_round(client, integrator, tid, n, timeout=40)
+            if rd_n is None:
+                break
+            check_round(rd_n, set(players))
+            play_round(client, rd_n, rng)
+            n += 1
+        assert wait_for(lambda: client.get(f"/tournaments/{tid}").get_json()["status"] == "finished", 40)
+    finally:
+        for proc in (first, second, third):
+            if proc is not None:
+                kill_group(proc)
+    assert n == 4
+    check_standings(client, integrator, tid, "dalmuti", options)
+    # every game created for this tournament is one table's game: none was created twice
+    made = {k.decode(): v.decode() for k, v in redis_client.hgetall(GAMES).items() if v.decode().startswith(tid)}
+    assert len(made) == 6 and sorted(v.split()[1:] for v in made.values()) == \
+        sorted([str(r), str(i)] for r in (1, 2, 3) for i in (0, 1))
+    listed = client.get("/games?limit=500", headers=integrator).get_json()["games"]
+    ours = [g for g in listed if set(g["players"]) <= set(players)]
+    assert len(ours) == 6 and {g["id"] for g in ours} == set(made)
+    print(f"round 2 at the kill: {sum(1 for tb in at_kill['tables'] if tb['game_id'])} of 2 games started")
+
+
+def commitments(client, integrator, gid: str) -> list[str]:
+    events = client.get(f"/games/{gid}/audit", headers=integrator).get_json()["events"]
+    return [e["data"]["commitment"] for e in events if "commitment" in e["data"] and e["type"] != tables.DEAL_REVEALED]
+
+
+def test_duplicate_tables_of_a_round_get_identical_deals(worker, client, integrator):
+    players = [f"dup{i}" for i in range(8)]
+    options = {"hands": 2}
+    t = create_tournament(client, integrator, game="dalmuti", options=options, players=players,
+                          format="duplicate", rounds=2, table_size={"min": 4, "max": 4})
+    assert t["rounds"] == 2 and t["tie_breaks"][0] == "par"
+    rounds = play_tournament(client, integrator, t["id"], set(players), random.Random(5))
+    per_round = []
+    for rd in rounds:
+        deals = [commitments(client, integrator, tb["game_id"]) for tb in rd["tables"]]
+        assert len(deals) == 2 and len(deals[0]) == 2  # two tables, two hands each
+        assert deals[0] == deals[1], "the tables of one round were dealt different cards"
+        per_round.append(deals[0])
+    assert per_round[0] != per_round[1]  # another round, other deals
+    seats = {}
+    for rd in rounds:
+        for tb in rd["tables"]:
+            for s in tb["seats"]:
+                seats.setdefault(s["player"], []).append(s["seat"])
+    assert all(len(set(v)) == 2 for v in seats.values()), "every player takes another seat in round 2"
+    standings = check_standings(client, integrator, t["id"], "dalmuti", options)
+    assert abs(sum(row["par"] for row in standings["standings"])) < 1e-6
+
+
+class Receiver:
+    """A local HTTP receiver: records every POST; the first ``fail_first[path]`` deliveries of each event to a
+    path get 500 (counted per event id, so an event of another tournament heard on the same path cannot use up
+    the failures meant for the one under test)."""
+
+    def __init__(self, fail_first: dict[str, int]):
+        self.requests: list[dict] = []
+        self.fail_first = dict(fail_first)
+        self.failures: dict[tuple[str, str], int] = {}
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                with outer.lock:
+                    outer.requests.append({"path": self.path, "headers": dict(self.headers), "body": body,
+                                           "at": time.time()})
+                    event = (self.path, json.loads(body).get("id"))
+                    left = outer.failures.get(event, outer.fail_first.get(self.path, 0))
+                    outer.failures[event] = left - 1
+                self.send_response(500 if left > 0 else 204)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def at(self, path: str) -> list[dict]:
+        with self.lock:
+            return [r for r in self.requests if r["path"] == path]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture()
+def receiver():
+    r = Receiver({"/flaky": 2})
+    yield r
+    r.close()
+
+
+def test_webhooks_are_signed_and_retried_with_backoff(worker, client, integrator, receiver):
+    good = client.post("/webhooks", json={"url": receiver.url + "/ok"}, headers=integrator).get_json()
+    flaky = client.post("/webhooks", json={"url": receiver.url + "/flaky", "events": ["round.paired"]},
+                        headers=integrator).get_json()
+    assert good["secret"].startswith("whsec_") and set(good["events"]) == set(wh.EVENTS)
+    listed = client.get("/webhooks", headers=integrator).get_json()
+    assert {h["id"] for h in listed} >= {good["id"], flaky["id"]} and "secret" not in json.dumps(listed)
+    players = ["w1", "w2", "w3", "w4"]
+    t = create_tournament(client, integrator, game="dalmuti", options={"hands": 1}, players=players,
+                          format="swiss", rounds=1, table_size={"min": 4, "max": 4})
+    play_tournament(client, integrator, t["id"], set(players), random.Random(2))
+    gid = t["round_detail"]["tables"][0]["game_id"]
+    wanted = {f"round.paired:{t['id']}:1", f"game.finished:{gid}", f"tournament.finished:{t['id']}"}
+
+    def arrived():
+        seen = {json.loads(r["body"])["id"] for r in receiver.at("/ok")}
+        return wanted <= seen
+
+    assert wait_for(arrived, 20), [r["body"] for r in receiver.requests]
+    for req in receiver.at("/ok"):
+        body, header = req["body"], req["headers"]["Naipes-Signature"]
+        stamp = int(header.split(",")[0][2:])
+        mac = hmac.new(good["secret"].encode(), f"{stamp}.".encode() + body, hashlib.sha256).hexdigest()
+        assert header == f"t={stamp},v1={mac}" and abs(time.time() - stamp) < 60
+        assert wh.verify(good["secret"], body, header)
+        assert not wh.verify(good["secret"], body + b" ", header)
+        assert not wh.verify(flaky["secret"], body, header)
+        assert req["headers"]["Naipes-Event"] == json.loads(body)["type"]
+    ours = [json.loads(r["body"]) for r in receiver.at("/ok") if json.loads(r["body"])["id"] in wanted]
+    assert len(ours) == 3  # each event once
+    finished = next(b for b in ours if b["type"] == "tournament.finished")
+    assert [row["player"] for row in finished["data"]["standings"]] == \
+        [row["player"] for row in client.get(f"/tournaments/{t['id']}/standings").get_json()["standings"]]
+    # the failing receiver: 500, 500, then 2xx; the retries wait 1 s then 2 s (RQ schedules in whole
+    # seconds, so each wait may end up to a second early)
+    # this tournament's pairing only: a tournament left running by an earlier test of this process may
+    # be paired by the same worker, and the webhook hears every tournament of its key
+    def flaky_tries():
+        return [r for r in receiver.at("/flaky") if json.loads(r["body"])["id"] == f"round.paired:{t['id']}:1"]
+
+    assert wait_for(lambda: len(flaky_tries()) >= 3, 20)
+    tries = flaky_tries()
+    assert len({r["headers"]["Naipes-Delivery"] for r in tries}) == 1
+    first_wait, second_wait = tries[1]["at"] - tries[0]["at"], tries[2]["at"] - tries[1]["at"]
+    # (the upper bounds leave room for a loaded machine: the scheduler polls, the worker may be busy)
+    assert 0 < first_wait <= 12 and 1.0 <= second_wait <= 12, (first_wait, second_wait)
+    log = [d for d in client.get(f"/webhooks/{flaky['id']}/deliveries", headers=integrator).get_json()["deliveries"]
+           if d["event_id"] == f"round.paired:{t['id']}:1"]
+    assert [(d["attempt"], d["status"], d["ok"], d["next_retry_seconds"]) for d in reversed(log)] == \
+        [(1, 500, False, 1), (2, 500, False, 2), (3, 204, True, None)]
+    time.sleep(1.0)
+    assert len(flaky_tries()) == 3  # delivered: no more attempts
+    assert client.delete(f"/webhooks/{flaky['id']}", headers=integrator).status_code == 204
+    gone = client.get(f"/webhooks/{flaky['id']}/deliveries", headers=integrator)
+    assert gone.status_code == 404 and gone.mimetype == "application/problem+json"
+    client.delete(f"/webhooks/{good['id']}", headers=integrator)
+
+
+def test_withdrawn_players_are_not_paired_again(client, integrator, service):
+    players = [f"wd{i}" for i in range(8)]
+    t = create_tournament(client, integrator, game="dalmuti", options={"hands": 1}, players=players,
+                          format="swiss", rounds=2, table_size={"min": 4, "max": 4})
+    tid = t["id"]
+    r = client.post(f"/tournaments/{tid}/withdraw", json={"player": "wd3"}, headers=integrator)
+    assert r.status_code == 200 and r.get_json()["round"] == 1
+    again = client.post(f"/tournaments/{tid}/withdraw", json={"player": "wd3"}, headers=integrator)
+    assert again.status_code == 409 and again.mimetype == "application/problem+json"
+    rng = random.Random(4)
+    play_round(client, t["round_detail"], rng)
+    # no worker here: the advance runs in this process, as the worker's job would
+    from service.tournaments import attach_tournaments
+
+    done = attach_tournaments(service).advance(tid)
+    assert done["paired"] == [2] and len(done["recorded"]) == 2
+    rd = client.get(f"/tournaments/{tid}/rounds/2", headers=integrator).get_json()
+    seated = {s["player"] for tb in rd["tables"] for s in tb["seats"]}
+    assert "wd3" not in seated and "wd3" not in rd["byes"] and len(seated) == 4 and len(rd["byes"]) == 3
+    assert attach_tournaments(service).advance(tid) == {"paired": [], "started": [], "recorded": [],
+                                                       "finished": False}  # nothing left to do: nothing done
+    row = next(r for r in client.get(f"/tournaments/{tid}/standings").get_json()["standings"] if r["player"] == "wd3")
+    assert row["withdrawn"] and row["games"] == 1
+
+
+@pytest.mark.parametrize("body, status, kind", [
+    ({"game": "dalmuti", "players": ["a", "b", "c", "d"], "format": "knockout", "table_size": {"min": 4}},
+     422, "invalid-request"),
+    ({"game": "nope", "players": ["a", "b", "c", "d"], "format": "swiss", "table_size": {"min": 4}},
+     422, "unknown-game"),
+    ({"game": "dalmuti", "players": ["a", "b", "c"], "format": "swiss", "table_size": {"min": 3}},
+     422, "table-size"),
+    ({"game": "dalmuti", "players": ["a", "a", "c", "d"], "format": "swiss", "table_size": {"min": 4}},
+     422, "duplicate-player"),
+    ({"game": "dalmuti", "players": ["a", "b", "c", "d"], "format": "swiss", "table_size": {"min": 4, "max": 2}},
+     422, "table-size"),
+    ({"game": "dalmuti", "players": ["a", "b", "c", "d"], "format": "swiss", "table_size": {"min": 4},
+      "options": {"hands": "x"}}, 422, "invalid-options"),
+    ({"game": "muerte", "players": list("abcdefg"), "format": "swiss", "table_size": {"min": 7}},
+     422, "table-size"),
+    ({"game": "dalmuti", "players": ["a", "b"], "format": "swiss"}, 422, "invalid-request"),
+])
+def test_bad_tournaments_are_4xx_problems(client, integrator, body, status, kind):
+    r = client.post("/tournaments", json=body, headers=integrator)
+    assert r.status_code == status and r.mimetype == "application/problem+json", r.get_json()
+    assert r.get_json()["type"] == f"urn:naipes:problem:{kind}", r.get_json()
+
+
+def test_access_and_missing_things(client, integrator, service):
+    body = {"game": "dalmuti", "players": list("abcd"), "format": "swiss", "table_size": {"min": 4}}
+    assert client.post("/tournaments", json=body).status_code == 401
+    other = service.keys.create("reader", ["games"])["key"]
+    assert client.post("/tournaments", json=body, headers=bearer(other)).status_code == 403
+    t = create_tournament(client, integrator, **body)
+    third = service.keys.create("other organiser", ["tournaments"])["key"]
+    r = client.post(f"/tournaments/{t['id']}/withdraw", json={"player": "a"}, headers=bearer(third))
+    assert r.status_code == 403
+    hidden = client.get(f"/tournaments/{t['id']}/rounds/1", headers=bearer(third)).get_json()
+    assert not hidden["tokens_included"] and "st_" not in json.dumps(hidden["tables"])
+    shown = client.get(f"/tournaments/{t['id']}/rounds/1", headers=integrator).get_json()
+    assert shown["tokens_included"]
+    public_log = client.get(f"/tournaments/{t['id']}/events").get_json()["events"]
+    assert all("private" not in e for e in public_log) and public_log[0]["type"] == T.TOURNAMENT_CREATED
+    own_log = client.get(f"/tournaments/{t['id']}/events", headers=integrator).get_json()["events"]
+    assert "seed" in own_log[0]["private"]["setup"]
+    r = client.post(f"/tournaments/{t['id']}/withdraw", json={"player": "zed"}, headers=integrator)
+    assert r.status_code == 422 and r.get_json()["type"].endswith("unknown-player")
+    for path in ("/tournaments/t-0000", "/tournaments/nope/standings", f"/tournaments/{t['id']}/rounds/9",
+                 "/tournaments/t-1/events"):
+        r = client.get(path)
+        assert r.status_code == 404 and r.mimetype == "application/problem+json", path
+    assert client.get("/tournaments", headers=integrator).get_json()["total"] >= 1
+    r = client.post("/webhooks", json={"url": "ftp://example.org/x"}, headers=integrator)
+    assert r.status_code == 422 and r.mimetype == "application/problem+json"
+    r = client.post("/webhooks", json={"url": "https://example.org/x", "events": ["game.started"]},
+                    headers=integrator)
+    assert r.status_code == 422
+    assert client.delete("/webhooks/wh_nope", headers=integrator).status_code == 404
+    mine = client.post("/webhooks", json={"url": "https://example.org/x"}, headers=integrator).get_json()
+    assert client.get(f"/webhooks/{mine['id']}/deliveries", headers=bearer(third)).status_code == 404
+    assert client.delete(f"/webhooks/{mine['id']}", headers=integrator).status_code == 204

@@ -1,0 +1,180 @@
+"""The replay viewer end to end in headless Chromium (Debian's package, driven by Playwright).
+
+For each game type a finished game is opened at /replay/{id}; the slider is
+moved, the seats and cards must be drawn as the chosen viewer may see them,
+the live mode must follow new events, and a screenshot must not be blank.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import shutil
+import threading
+import time
+
+import pytest
+import requests
+
+from service.application import Viewer
+
+from .conftest import API_KEY
+from .live import live_server  # noqa: F401 - fixture
+
+CHROMIUM = os.environ.get("NAIPES_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+GAMES = {
+    "dalmuti": (["ana", "bea", "carl", "dani"], {"hands": 1}),
+    "cego": (["ana", "bea", "carl"], {"rounds": 1}),
+    "muerte": (["ana", "bea", "carl", "dani", "eva", "flor"], {}),
+    "onion": (["ana", "bea", "carl"], {"rounds": 2}),
+}
+DOCS_SCREENSHOT = os.environ.get("NAIPES_VIEWER_SCREENSHOT")  # write the dalmuti screenshot there (docs)
+
+if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+    pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's 'chromium' package (./naipes test does as root)",
+                allow_module_level=True)
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+
+def play(service, game: str, players: list[str], options: dict, seed: int, stop_at: int | None = None) -> dict:
+    g = service.create_game(game, players, options)
+    rng = random.Random(seed)
+    while True:
+        table = service.table(g["id"])
+        view = service.state_view(g["id"], Viewer("spectator"), table)
+        if view["finished"] or (stop_at is not None and view["version"] >= stop_at):
+            return g
+        seat = rng.choice(view["to_act"])
+        moves = service.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"]
+        service.move(g["id"], seat, rng.choice(moves))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium"),
+                              args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def distinct_colours(png: bytes) -> int:
+    from PIL import Image
+
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    img.thumbnail((400, 400))
+    pixels = img.get_flattened_data() if hasattr(img, "get_flattened_data") else img.getdata()
+    return len(set(pixels))
+
+
+def rendered(page, version: int, viewer: str | None = None) -> None:
+    """Wait until the page shows ``version`` (as ``viewer``: spectator, integrator, seat<n>)."""
+    extra = f'[data-viewer="{viewer}"]' if viewer else ""
+    page.wait_for_selector(f'body[data-rendered="{version}"]{extra}', timeout=10000)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_viewer_draws_every_version_of_a_finished_game(browser, live_server, service, game, tmp_path):
+    players, options = GAMES[game]
+    g = play(service, game, players, options, seed=len(game))
+    head = service.store.head(g["id"])[0]
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        # a spectator first: seats drawn, hands hidden (card backs only)
+        page.goto(f"{live_server.url}/replay/{g['id']}")
+        rendered(page, head, "spectator")
+        assert page.locator("#seats .seat").count() == len(players)
+        names = page.locator("#seats .seat .name").all_inner_texts()
+        assert names == players
+        assert page.locator("#result-body tr.winner").count() >= 1
+        assert page.locator("#version-label").inner_text() == f"version {head} / {head}"
+
+        # the integrator key, pasted in the page: every hand is visible at an early version
+        page.fill("#token", API_KEY)
+        page.click("#use-token")
+        rendered(page, head, "integrator")
+        assert page.evaluate("sessionStorage.getItem('naipes.token')") == API_KEY
+        assert "integrator" in page.locator("#viewer-kind").inner_text()
+        early = min(head, 5)
+        page.locator("#slider").fill(str(early))
+        rendered(page, early)
+        assert page.locator("#version-label").inner_text() == f"version {early} / {head}"
+        review = service.replay(g["id"], Viewer("integrator", scopes=frozenset({"review"})), early)
+        hands = review["state"].get("hands") or []
+        shown = page.locator("#seats .seat .hand .card:not(.back)").count()
+        assert shown == sum(len(h) for h in hands) and shown > 0, (shown, hands)
+
+        # step buttons move one version at a time
+        page.click("#next")
+        rendered(page, early + 1)
+        page.click("#prev")
+        rendered(page, early)
+        page.click("#last")
+        rendered(page, head)
+
+        # a seat's token: its own cards only, the others face down
+        page.fill("#token", g["seats"][1]["token"])
+        page.click("#use-token")
+        rendered(page, head, "seat1")
+        page.locator("#slider").fill(str(early))
+        rendered(page, early)
+        seat_view = service.replay(g["id"], Viewer("seat", seat=1), early)
+        own = page.locator('#seats .seat[data-seat="1"] .hand .card:not(.back)').count()
+        others = page.locator('#seats .seat:not([data-seat="1"]) .hand .card:not(.back)').count()
+        assert own == len(seat_view["state"]["hand"]) and others == 0
+        assert page.locator('#seats .seat[data-seat="1"]').get_attribute("class").split().count("me") == 1
+
+        shot = page.screenshot(full_page=True)
+        assert distinct_colours(shot) > 30, "the screenshot is blank"
+        if DOCS_SCREENSHOT and game == "dalmuti":
+            page.fill("#token", API_KEY)
+            page.click("#use-token")
+            rendered(page, head, "integrator")
+            middle = max(1, head // 3)
+            page.locator("#slider").fill(str(middle))
+            rendered(page, middle)
+            page.screenshot(path=DOCS_SCREENSHOT, full_page=True)
+        assert not errors, errors
+    finally:
+        page.close()
+
+
+def test_viewer_live_mode_follows_the_stream(browser, live_server, service):
+    g = play(service, "dalmuti", ["ana", "bea", "carl", "dani"], {"hands": 1}, seed=9, stop_at=10)
+    start = service.store.head(g["id"])[0]
+    page = browser.new_page(viewport={"width": 1100, "height": 800})
+    try:
+        page.goto(f"{live_server.url}/replay/{g['id']}")
+        rendered(page, start)
+        assert page.locator("#live").is_checked()  # an unfinished game opens live
+        page.wait_for_function("document.getElementById('live-status').textContent.startsWith('following')")
+
+        def more_moves():
+            rng = random.Random(10)
+            for _ in range(3):
+                view = service.state_view(g["id"], Viewer("spectator"))
+                seat = rng.choice(view["to_act"])
+                service.move(g["id"], seat, rng.choice(service.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"]))
+                time.sleep(0.2)
+
+        mover = threading.Thread(target=more_moves)
+        mover.start()
+        mover.join()
+        head = service.store.head(g["id"])[0]
+        assert head > start
+        rendered(page, head)
+        assert page.locator("#version-label").inner_text() == f"version {head} / {head}"
+    finally:
+        page.close()
+
+
+def test_viewer_page_of_an_unknown_game_is_a_problem(live_server):
+    r = requests.get(f"{live_server.url}/replay/no-such-game", timeout=10)
+    assert r.status_code == 404 and r.headers["Content-Type"] == "application/problem+json"
+    assets = [requests.get(f"{live_server.url}/static/viewer/{name}", timeout=10) for name in ("viewer.js", "viewer.css")]
+    assert all(a.status_code == 200 and len(a.content) > 1000 for a in assets)
