@@ -20,11 +20,20 @@ service exactly like a game's):
 ``TableResult``        round, table, game_id, scores (the game's, per seat),
                        points (what the tournament counts, per seat), winners,
                        ranking, void
+``TableResultCorrected`` the fields of ``TableResult`` again, as a reviewer's
+                       adjudication of the finished game changed them, with
+                       ``previous_points`` and ``game_version`` (the game's
+                       version that carries the adjudication)
 ``PlayerWithdrew``     player, round (the round in play when it withdrew)
 ``TournamentFinished`` reason, standings
 
 Commands (``decide(state, command)``): ``create``, ``pair`` (pair the next
-round, or finish), ``start_table``, ``record``, ``withdraw``.
+round, or finish), ``start_table``, ``record``, ``correct`` (a recorded
+table's game has a new outcome), ``withdraw``.
+
+A correction changes the standings from then on (and the pairings of rounds
+not yet paired); rounds already paired stay as they were, and the standings
+written into ``TournamentFinished`` are those of the moment it ended.
 """
 
 from __future__ import annotations
@@ -43,6 +52,7 @@ ROUND_PAIRED = "RoundPaired"
 TABLE_STARTED = "TableStarted"
 ROUND_STARTED = "RoundStarted"
 TABLE_RESULT = "TableResult"
+TABLE_RESULT_CORRECTED = "TableResultCorrected"
 PLAYER_WITHDREW = "PlayerWithdrew"
 TOURNAMENT_FINISHED = "TournamentFinished"
 
@@ -174,7 +184,7 @@ def evolve(state: dict, ev: dict) -> dict:
                           for tb in d["tables"]]}
         st["schedule"] = state["schedule"] + [rnd]
         st["round"] = d["round"]
-    elif t in (TABLE_STARTED, TABLE_RESULT, ROUND_STARTED):
+    elif t in (TABLE_STARTED, TABLE_RESULT, TABLE_RESULT_CORRECTED, ROUND_STARTED):
         idx = d["round"] - 1
         rnd = dict(state["schedule"][idx])
         if t == ROUND_STARTED:
@@ -186,6 +196,9 @@ def evolve(state: dict, ev: dict) -> dict:
                 tb["game_id"] = d["game_id"]
             else:
                 tb["result"] = {k: d[k] for k in ("scores", "points", "winners", "ranking", "void") if k in d}
+                if t == TABLE_RESULT_CORRECTED:
+                    before = tables[d["table"]]["result"] or {}
+                    tb["result"]["corrections"] = before.get("corrections", 0) + 1
             tables[d["table"]] = tb
             rnd["tables"] = tables
         sched = list(state["schedule"])
@@ -605,6 +618,8 @@ def decide(state: dict, command: dict) -> list[dict]:
         if player in state["withdrawn"]:
             raise TournamentError("already-withdrawn", f"'{player}' has withdrawn already", "conflict")
         return [_event(PLAYER_WITHDREW, {"player": player, "round": state["round"]})]
+    if kind == "correct":
+        return _correct(state, command)
     if state["finished"]:
         return []
     rnd = current_round(state)
@@ -646,17 +661,38 @@ def decide(state: dict, command: dict) -> list[dict]:
             raise TournamentError("wrong-game", f"table {i} of round {r} does not play game {gid}", "conflict")
         if tb["result"] is not None:
             return []
-        outcome = command["outcome"]
-        scores = list(outcome.get("scores") or [])
-        if len(scores) != len(tb["players"]):
-            raise TournamentError("bad-outcome", "the outcome has not one score per seat")
-        return [_event(TABLE_RESULT, {
-            "round": r, "table": i, "game_id": gid, "scores": scores,
+        return [_event(TABLE_RESULT, _result(state, r, i, gid, tb, command["outcome"]))]
+    raise TournamentError("unknown-command", f"unknown command '{kind}'")
+
+
+def _result(state: dict, r: int, i: int, gid: str, tb: dict, outcome: dict) -> dict:
+    scores = list(outcome.get("scores") or [])
+    if len(scores) != len(tb["players"]):
+        raise TournamentError("bad-outcome", "the outcome has not one score per seat")
+    return {"round": r, "table": i, "game_id": gid, "scores": scores,
             "points": table_points(state["game"], state["options"], outcome),
             "winners": list(outcome.get("winners") or []), "ranking": list(outcome.get("ranking") or []),
-            "void": bool(outcome.get("void")),
-        })]
-    raise TournamentError("unknown-command", f"unknown command '{kind}'")
+            "void": bool(outcome.get("void"))}
+
+
+def _correct(state: dict, command: dict) -> list[dict]:
+    """A recorded table's game has a new outcome (a reviewer adjudicated it
+    after the end): record it again, or nothing when it counts the same."""
+    r, i, gid = command.get("round"), command.get("table"), command.get("game_id")
+    sched = state["schedule"]
+    if not isinstance(r, int) or not 1 <= r <= len(sched) or not isinstance(i, int) \
+            or not 0 <= i < len(sched[r - 1]["tables"]):
+        raise TournamentError("unknown-table", f"round {r} has no table {i}", "unknown")
+    tb = sched[r - 1]["tables"][i]
+    if tb["game_id"] != gid:
+        raise TournamentError("wrong-game", f"table {i} of round {r} does not play game {gid}", "conflict")
+    if tb["result"] is None:
+        raise TournamentError("no-result", f"table {i} of round {r} has no result to correct", "conflict")
+    new = _result(state, r, i, gid, tb, command["outcome"])
+    if all(new[k] == tb["result"].get(k) for k in ("scores", "points", "winners", "ranking", "void")):
+        return []
+    return [_event(TABLE_RESULT_CORRECTED, {**new, "previous_points": tb["result"]["points"],
+                                            "game_version": command.get("game_version")})]
 
 
 def _finished(state: dict, reason: str) -> dict:

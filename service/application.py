@@ -95,6 +95,8 @@ class Naipes:
         self.scheduler = scheduler
         # called with (game id, table) once a game has reached its end
         self.on_finished: list[Callable[[str, dict], None]] = []
+        # called with (game id, table after) when a finished game's outcome changes (an adjudication)
+        self.on_result_changed: list[Callable[[str, dict], None]] = []
         # called with (game id, table before, seat) after a deadline timed a seat out
         self.on_timeout: list[Callable[[str, dict, int], None]] = []
 
@@ -412,13 +414,17 @@ class Naipes:
         if result.replayed is not None:
             return result.replayed
         self._remember(game_id, new)
+        listeners: list[Callable[[str, dict], None]] = []
         if old is not None and _finished(new) != _finished(old):
             self._index(game_id, new)
-            for listener in self.on_finished:
-                try:
-                    listener(game_id, new)
-                except Exception:  # noqa: BLE001 - the move is stored; listeners catch up on their own
-                    log.exception("a finished-game listener failed for game %s", game_id)
+            listeners = self.on_finished
+        elif old is not None and _finished(new) and tables.outcome(new) != tables.outcome(old):
+            listeners = self.on_result_changed
+        for listener in listeners:
+            try:
+                listener(game_id, new)
+            except Exception:  # noqa: BLE001 - the move is stored; listeners catch up on their own
+                log.exception("a finished-game listener failed for game %s", game_id)
         if self.scheduler is not None:
             try:
                 self.scheduler(old or {}, new, game_id)

@@ -61,6 +61,8 @@ class TableResultSchema(ma.Schema):
     winners = fields.List(fields.Integer(), required=True)
     ranking = fields.List(fields.Integer(), required=True)
     void = fields.Boolean()
+    corrections = fields.Integer(metadata={"description": "How many times a reviewer's adjudication of the "
+                                                          "finished game changed this result (absent: never)"})
 
 
 class RoundTableSchema(ma.Schema):
@@ -177,8 +179,7 @@ class CreateWebhookSchema(ma.Schema):
                      metadata={"example": "https://example.org/naipes-hook"})
     events = fields.List(fields.String(validate=validate.OneOf(EVENTS)), load_default=lambda: list(EVENTS),
                          validate=validate.Length(min=1, max=len(EVENTS)),
-                         metadata={"description": "Default: all of game.finished, round.paired, "
-                                                  "tournament.finished"})
+                         metadata={"description": "Default: all of " + ", ".join(EVENTS)})
 
 
 class WebhookSchema(ma.Schema):

@@ -7,6 +7,9 @@ envelopes.  Beside it, in the same hash slot:
 ``naipes:{t}:games``   hash: ``<round>:<table>`` -> the created game (id and
                        seat tokens), written right after the game is created
 ``naipes:{t}:lock``    held by the one process advancing the tournament
+``naipes:{t}:recheck`` hash: game id -> the game's version when a reviewer
+                       changed its outcome after the end (see
+                       :meth:`Tournaments.on_result_changed`)
 
 and, global: ``naipes:tournaments`` (sorted set: id by creation time),
 ``naipes:tournaments:info`` (hash: id -> JSON summary),
@@ -51,6 +54,18 @@ _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+# a game enters the recheck hash with the latest version that changed its outcome, and leaves it
+# only if no later adjudication asked again meanwhile
+_RECHECK = """
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v or tonumber(v) < tonumber(ARGV[2]) then return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+return 0
+"""
+_RECHECKED = """
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if v and tonumber(v) <= tonumber(ARGV[2]) then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0
+"""
 _EXTEND = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
@@ -84,6 +99,8 @@ class Tournaments:
         self.queue = Queue(DEFAULT, connection=naipes.queue_redis)
         self._release = self.redis.register_script(_RELEASE)
         self._extend = self.redis.register_script(_EXTEND)
+        self._recheck = self.redis.register_script(_RECHECK)
+        self._rechecked = self.redis.register_script(_RECHECKED)
 
     # ------------------------------------------------------------ loading
     def load(self, tid: str) -> tuple[dict, list[dict]]:
@@ -205,28 +222,18 @@ class Tournaments:
             self._release(keys=[lock], args=[token])
 
     def _advance(self, tid: str, token: str) -> dict:
-        done = {"paired": [], "started": [], "recorded": [], "finished": False}
+        done = {"paired": [], "started": [], "recorded": [], "corrected": [], "finished": False}
         state, envs = self.load(tid)
+        recheck = key(tid, "recheck")
+        pending = sorted(m.decode() for m in self.redis.hkeys(recheck))
         for _ in range(10_000):
-            if state["finished"]:
-                break
-            rnd = T.current_round(state)
             events: list[dict] = []
-            if rnd is None or T.round_complete(rnd):
-                events = T.decide(state, {"type": "pair"})
-            else:
-                for tb in rnd["tables"]:
-                    if tb["game_id"] is None:
-                        created = self._game_for(tid, state, rnd, tb, token)
-                        events = T.decide(state, {"type": "start_table", "round": rnd["round"], "table": tb["table"],
-                                                  "game_id": created["id"]})
-                        break
-                    if tb["result"] is None:
-                        outcome = tables.outcome(self.naipes.table(tb["game_id"], fresh=True))
-                        if outcome is not None:
-                            events = T.decide(state, {"type": "record", "round": rnd["round"], "table": tb["table"],
-                                                      "game_id": tb["game_id"], "outcome": outcome})
-                            break
+            while pending and not events:  # corrections first: the next pairing sees them
+                events, seen = self._correction(state, pending[0])
+                if not events:
+                    self._rechecked(keys=[recheck], args=[pending.pop(0), seen])
+            if not events and not state["finished"]:
+                events = self._next_step(tid, state, token)
             if not events:
                 break
             try:
@@ -236,7 +243,7 @@ class Tournaments:
                 continue
             envs = envs + sealed
             state = T.fold(sealed, state)
-            for ev in events:
+            for ev, env in zip(events, sealed):
                 d = ev["data"]
                 if ev["type"] == T.ROUND_PAIRED:
                     done["paired"].append(d["round"])
@@ -244,11 +251,57 @@ class Tournaments:
                     done["started"].append([d["round"], d["table"], d["game_id"]])
                 elif ev["type"] == T.TABLE_RESULT:
                     done["recorded"].append([d["round"], d["table"], d["game_id"]])
+                elif ev["type"] == T.TABLE_RESULT_CORRECTED:
+                    done["corrected"].append([d["round"], d["table"], d["game_id"]])
+                    self._rechecked(keys=[recheck], args=[pending.pop(0), d["game_version"]])
+                    self._announce_correction(tid, state, d, env["version"])
                 elif ev["type"] == T.TOURNAMENT_FINISHED:
                     done["finished"] = True
             self._index(tid, state, envs)
         self._announce(tid, state)
         return done
+
+    def _correction(self, state: dict, game_id: str) -> tuple[list[dict], int]:
+        """The event that records a finished table's changed outcome (none if
+        it counts the same), and the game version it read."""
+        table = self.naipes.table(game_id, fresh=True)
+        outcome = tables.outcome(table)
+        for rnd in state["schedule"]:
+            for tb in rnd["tables"]:
+                if tb["game_id"] != game_id or tb["result"] is None or outcome is None:
+                    continue  # not recorded yet: recording reads the outcome as it is then
+                return T.decide(state, {"type": "correct", "round": rnd["round"], "table": tb["table"],
+                                        "game_id": game_id, "outcome": outcome,
+                                        "game_version": table["version"]}), table["version"]
+        return [], table["version"]
+
+    def _next_step(self, tid: str, state: dict, token: str) -> list[dict]:
+        """Pair the next round, create a table's game, or record a finished table."""
+        rnd = T.current_round(state)
+        if rnd is None or T.round_complete(rnd):
+            return T.decide(state, {"type": "pair"})
+        for tb in rnd["tables"]:
+            if tb["game_id"] is None:
+                created = self._game_for(tid, state, rnd, tb, token)
+                return T.decide(state, {"type": "start_table", "round": rnd["round"], "table": tb["table"],
+                                        "game_id": created["id"]})
+            if tb["result"] is None:
+                outcome = tables.outcome(self.naipes.table(tb["game_id"], fresh=True))
+                if outcome is not None:
+                    return T.decide(state, {"type": "record", "round": rnd["round"], "table": tb["table"],
+                                            "game_id": tb["game_id"], "outcome": outcome})
+        return []
+
+    def _announce_correction(self, tid: str, state: dict, data: dict, version: int) -> None:
+        """``result.corrected``: a table's recorded result changed, with the standings after it."""
+        try:
+            self.webhooks.emit("result.corrected", f"result.corrected:{tid}:{version}",
+                               {"tournament": tid, "round": data["round"], "table": data["table"],
+                                "game_id": data["game_id"], "points": data["points"],
+                                "previous_points": data["previous_points"], "standings": _standing_rows(state)},
+                               owner=state.get("owner"))
+        except Exception:  # noqa: BLE001 - the correction is recorded; the standings route shows it
+            log.exception("could not hand the correction of %s to webhooks", tid)
 
     def _game_for(self, tid: str, state: dict, rnd: dict, tb: dict, token: str) -> dict:
         """The game of a table: the one recorded already, else a new one."""
@@ -326,6 +379,19 @@ class Tournaments:
             data["tournament"] = {"id": tid, "round": int(r), "table": int(i)}
         self.webhooks.emit("game.finished", f"game.finished:{game_id}", data, owner=owner)
 
+    def on_result_changed(self, game_id: str, table: dict) -> None:
+        """The hook of Naipes.on_result_changed: a reviewer changed a finished
+        game's outcome; if a tournament recorded it, that tournament records
+        it again.  The game id waits in the tournament's recheck hash until a
+        correction (or the finding that none is needed) is appended, so a
+        worker killed in between loses nothing."""
+        ref = self.redis.hget(GAMES, game_id)
+        if ref is None:
+            return
+        tid = ref.decode().split()[0]
+        self._recheck(keys=[key(tid, "recheck")], args=[game_id, table["version"]])
+        self.enqueue_advance(tid, f"{game_id}-v{table['version']}")
+
     def _owner(self, tid: str) -> str | None:
         first = self.store.read(tid, 0, 1)
         return first[0]["data"].get("owner") if first else None
@@ -401,5 +467,6 @@ def attach_tournaments(service: Naipes) -> Tournaments:
         return found
     tournaments = Tournaments(service)
     service.on_finished.append(tournaments.on_game_finished)
+    service.on_result_changed.append(tournaments.on_result_changed)
     service._tournaments = tournaments  # type: ignore[attr-defined]
     return tournaments

@@ -15,6 +15,13 @@ A delivery is an RQ job on the default queue; a failed attempt (no answer,
 or a status other than 2xx) raises, and RQ retries it after 1, 2, 4, 8, 16
 and 32 seconds.  Every attempt is logged.
 
+Private destinations: unless ``NAIPES_WEBHOOK_PRIVATE=allow``, a URL whose
+host is a loopback, private, link-local or otherwise non-public address (or
+``localhost``) is refused at registration, and a delivery whose host name
+resolves to such an address is refused without a retry (logged as such), so
+that a webhook cannot make naipes' workers call into the network they run
+in.
+
 The body is JSON ``{"id", "type", "created_at", "data"}``; ``id`` names the
 event (``game.finished:<game>``...), the same for every webhook and every
 attempt.  Headers: ``Naipes-Event``, ``Naipes-Delivery`` (one per event and
@@ -27,8 +34,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import logging
+import os
 import secrets
+import socket
 import time
 from urllib.parse import urlsplit
 
@@ -42,7 +52,7 @@ from .timers import DEFAULT
 
 log = logging.getLogger("naipes.webhooks")
 
-EVENTS = ("game.finished", "round.paired", "tournament.finished")
+EVENTS = ("game.finished", "round.paired", "tournament.finished", "result.corrected")
 HOOKS = "naipes:webhooks"
 RETRY_INTERVALS = [1, 2, 4, 8, 16, 32]
 TIMEOUT_SECONDS = 5.0
@@ -50,6 +60,49 @@ LOG_LENGTH = 500
 MARK_SECONDS = 7 * 24 * 3600
 MAX_HOOKS_PER_KEY = 20
 SIGNATURE_HEADER = "Naipes-Signature"
+PRIVATE_SETTING = "NAIPES_WEBHOOK_PRIVATE"
+
+
+def private_allowed() -> bool:
+    """Whether webhooks may point at non-public addresses (``NAIPES_WEBHOOK_PRIVATE=allow``)."""
+    return os.environ.get(PRIVATE_SETTING, "deny").strip().lower() == "allow"
+
+
+def _non_public(ip: str) -> bool:
+    addr = ipaddress.ip_address(ip.split("%", 1)[0])
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        addr = addr.ipv4_mapped
+    return not addr.is_global or addr.is_multicast
+
+
+def check_destination(url: str) -> None:
+    """Registration: refuse a URL naming a non-public address or ``localhost``
+    (a host name is checked again, resolved, at each delivery)."""
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    try:
+        private = _non_public(host)
+    except ValueError:  # a name, not an address
+        private = host == "localhost" or host.endswith(".localhost")
+    if private:
+        raise ProblemError(422, "Private webhook address",
+                           f"'{host}' is not a public address; webhooks are delivered to public hosts only "
+                           f"(set {PRIVATE_SETTING}=allow to deliver inside your own network)", "private-address")
+
+
+def refused_destination(url: str) -> str | None:
+    """Delivery: why the URL's host may not be called (it resolves to a
+    non-public address), or None."""
+    parts = urlsplit(url)
+    try:
+        infos = socket.getaddrinfo(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80),
+                                   proto=socket.IPPROTO_TCP)
+    except OSError:
+        return None  # unresolvable: the attempt fails on its own and is retried
+    for info in infos:
+        ip = info[4][0]
+        if _non_public(ip):
+            return f"refused: {parts.hostname} resolves to the non-public address {ip}"
+    return None
 
 
 def _log_key(hook_id: str) -> str:
@@ -84,13 +137,17 @@ def check_url(url: str) -> str:
 
 
 class Webhooks:
-    def __init__(self, client: redis.Redis, queue_client: redis.Redis | None = None):
+    def __init__(self, client: redis.Redis, queue_client: redis.Redis | None = None, *,
+                 allow_private: bool | None = None):
         self.redis = client
+        self.allow_private = private_allowed() if allow_private is None else allow_private
         self.queue = Queue(DEFAULT, connection=queue_client if queue_client is not None else client)
 
     # ------------------------------------------------------------ registry
     def register(self, viewer: Viewer, url: str, events: list[str]) -> dict:
         check_url(url)
+        if not self.allow_private:
+            check_destination(url)
         unknown = sorted(set(events) - set(EVENTS))
         if unknown or not events:
             raise ProblemError(422, "Unknown webhook events",
@@ -174,16 +231,20 @@ class Webhooks:
                    SIGNATURE_HEADER: sign(record["secret"], payload, stamp)}
         started = time.monotonic()
         status, error = None, None
-        try:
-            resp = requests.post(record["url"], data=payload, headers=headers, timeout=TIMEOUT_SECONDS,
-                                 allow_redirects=False)
-            status = resp.status_code
-            if not 200 <= status < 300:
-                error = f"the receiver answered {status}"
-        except requests.RequestException as exc:
-            error = f"{type(exc).__name__}: {exc}"[:300]
+        refused = None if self.allow_private else refused_destination(record["url"])
+        if refused:
+            error = refused
+        else:
+            try:
+                resp = requests.post(record["url"], data=payload, headers=headers, timeout=TIMEOUT_SECONDS,
+                                     allow_redirects=False)
+                status = resp.status_code
+                if not 200 <= status < 300:
+                    error = f"the receiver answered {status}"
+            except requests.RequestException as exc:
+                error = f"{type(exc).__name__}: {exc}"[:300]
         ok = error is None
-        will_retry = not ok and attempt <= len(RETRY_INTERVALS)
+        will_retry = not ok and not refused and attempt <= len(RETRY_INTERVALS)
         entry = {"delivery": delivery, "event": event_type, "event_id": loads(payload)["id"], "attempt": attempt,
                  "at": now_iso(), "status": status, "ok": ok, "error": error,
                  "duration_ms": round((time.monotonic() - started) * 1000, 1),
@@ -192,7 +253,7 @@ class Webhooks:
         pipe.lpush(_log_key(hook_id), dumps(entry))
         pipe.ltrim(_log_key(hook_id), 0, LOG_LENGTH - 1)
         pipe.execute()
-        if not ok:
+        if not ok and not refused:  # RQ retries (a refused destination is not tried again)
             raise DeliveryFailed(f"delivery {delivery} attempt {attempt}: {error}")
         return entry
 

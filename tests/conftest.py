@@ -17,6 +17,9 @@ from service.app import create_app  # noqa: E402
 from service.application import Naipes  # noqa: E402
 
 API_KEY = "nk_test_integrator_key"
+# the webhook tests deliver to receivers on this machine's loopback (refused by default; see
+# tests/test_tournaments.py::test_webhooks_to_private_addresses_are_refused_by_default)
+os.environ["NAIPES_WEBHOOK_PRIVATE"] = "allow"
 
 
 @pytest.fixture(scope="session")

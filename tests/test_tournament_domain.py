@@ -213,3 +213,46 @@ def test_create_is_validated(bad, rule):
     with pytest.raises(T.TournamentError) as err:
         T.decide(T.initial_state(), command)
     assert err.value.rule == rule
+
+
+def test_a_reviewers_correction_replaces_a_recorded_result_even_after_the_end():
+    # issue "Dispute review": an adjudication may award a result or correct a score after the game ended;
+    # the tournament that recorded the game counts the corrected outcome from then on
+    state = play(create("swiss", 8, 4, 4, 2), random.Random(5), scores=lambda p: int(p[1:]))
+    assert state["finished"]
+    tb = state["schedule"][0]["tables"][0]
+    seat = 0
+    old = tb["result"]
+    new_scores = [s + (20 if i == seat else 0) for i, s in enumerate(old["scores"])]
+    outcome = {"scores": new_scores, "winners": [seat], "ranking": [seat] + [i for i in old["ranking"] if i != seat],
+               "adjudicated": True}
+    command = {"type": "correct", "round": 1, "table": 0, "game_id": tb["game_id"], "outcome": outcome,
+               "game_version": 99}
+    events = T.decide(state, command)
+    assert [e["type"] for e in events] == [T.TABLE_RESULT_CORRECTED]
+    assert events[0]["data"]["previous_points"] == old["points"] and events[0]["data"]["game_version"] == 99
+    corrected = T.fold(events, state)
+    fixed = corrected["schedule"][0]["tables"][0]["result"]
+    assert fixed["points"] == new_scores and fixed["winners"] == [seat] and fixed["corrections"] == 1
+    player = tb["players"][seat]
+    before = {r["player"]: r for r in T.standings(state)}
+    after = {r["player"]: r for r in T.standings(corrected)}
+    assert after[player]["points"] == before[player]["points"] + 20
+    assert all(after[p]["points"] == before[p]["points"] for p in after if p != player)
+    assert T.decide(corrected, command) == []  # the same outcome again: nothing to record
+    with pytest.raises(T.TournamentError) as err:
+        T.decide(corrected, {**command, "game_id": "another"})
+    assert err.value.rule == "wrong-game"
+    with pytest.raises(T.TournamentError) as err:
+        T.decide(corrected, {**command, "round": 9})
+    assert err.value.rule == "unknown-table"
+
+
+def test_a_table_without_a_result_is_not_corrected():
+    state = create("swiss", 4, 4, 4, 1)
+    state = T.fold(T.decide(state, {"type": "pair"}), state)
+    state = T.fold(T.decide(state, {"type": "start_table", "round": 1, "table": 0, "game_id": "g"}), state)
+    with pytest.raises(T.TournamentError) as err:
+        T.decide(state, {"type": "correct", "round": 1, "table": 0, "game_id": "g",
+                         "outcome": {"scores": [1, 2, 3, 4]}})
+    assert err.value.rule == "no-result" and err.value.kind == "conflict"

@@ -17,9 +17,11 @@ import pytest
 from domain import table as tables
 from domain import tournament as T
 from service import webhooks as wh
+from service.app import create_app
+from service.application import Naipes, Viewer
 from service.tournaments import GAMES
 
-from .conftest import bearer
+from .conftest import API_KEY, bearer
 from .helpers import play_http
 from .test_timers import kill_group, start_worker, wait_for
 
@@ -331,6 +333,93 @@ def test_webhooks_are_signed_and_retried_with_backoff(worker, client, integrator
     client.delete(f"/webhooks/{good['id']}", headers=integrator)
 
 
+def test_an_adjudication_after_the_end_corrects_the_standings(worker, client, integrator, receiver):
+    # issue "Dispute review": a reviewer may correct a finished game's score; the tournament that recorded
+    # the game records the corrected result (TableResultCorrected) and its standings follow
+    hook = client.post("/webhooks", json={"url": receiver.url + "/corrections", "events": ["result.corrected"]},
+                       headers=integrator).get_json()
+    players = ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"]
+    options = {"hands": 1}
+    t = create_tournament(client, integrator, game="dalmuti", options=options, players=players,
+                          format="swiss", rounds=1, table_size={"min": 4, "max": 4})
+    tid = t["id"]
+    play_tournament(client, integrator, tid, set(players), random.Random(11))
+    before = {r["player"]: r["points"] for r in client.get(f"/tournaments/{tid}/standings").get_json()["standings"]}
+    table = client.get(f"/tournaments/{tid}/rounds/1").get_json()["tables"][1]
+    gid, lucky = table["game_id"], table["seats"][2]["player"]
+    note = client.post(f"/games/{gid}/notes", json={"text": "looked at it"}, headers=integrator)
+    assert note.status_code == 201  # a note changes no outcome: nothing to correct
+    fix = client.post(f"/games/{gid}/adjudications",
+                      json={"action": "correct_score", "reason": "a trick was miscounted", "deltas": [0, 0, 7, 0]},
+                      headers=integrator)
+    assert fix.status_code == 201, fix.get_json()
+
+    def corrected():
+        rows = client.get(f"/tournaments/{tid}/standings").get_json()["standings"]
+        return {r["player"]: r["points"] for r in rows} if any(r["player"] == lucky and
+                                                                r["points"] == before[lucky] + 7 for r in rows) else None
+
+    after = wait_for(corrected, 20)
+    assert after, "the standings did not follow the adjudication"
+    assert after == {p: v + (7 if p == lucky else 0) for p, v in before.items()}
+    result = client.get(f"/tournaments/{tid}/rounds/1").get_json()["tables"][1]["result"]
+    assert result["corrections"] == 1 and result["scores"] == client.get(f"/games/{gid}").get_json()["result"]["scores"]
+    log = client.get(f"/tournaments/{tid}/events", headers=integrator).get_json()
+    fixes = [e for e in log["events"] if e["type"] == T.TABLE_RESULT_CORRECTED]
+    assert len(fixes) == 1 and fixes[0]["data"]["game_id"] == gid and log["chain"]["ok"]
+    assert fixes[0]["data"]["previous_points"][2] + 7 == fixes[0]["data"]["points"][2]
+    assert {r["player"]: r["points"] for r in T.standings(T.fold(log["events"]))} == after  # the log refolds to it
+
+    def heard():
+        return [r for r in receiver.at("/corrections") if json.loads(r["body"])["data"]["tournament"] == tid]
+
+    assert wait_for(heard, 20), "no result.corrected webhook"
+    req = heard()[0]
+    body = json.loads(req["body"])
+    assert body["type"] == "result.corrected" and body["data"]["game_id"] == gid
+    assert {r["player"]: r["points"] for r in body["data"]["standings"]} == after
+    assert wh.verify(hook["secret"], req["body"], req["headers"]["Naipes-Signature"])
+    client.delete(f"/webhooks/{hook['id']}", headers=integrator)
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1:9/hook", "http://localhost/hook", "http://api.localhost/hook", "http://10.1.2.3/hook",
+    "http://192.168.0.7/hook", "http://169.254.169.254/latest/meta-data", "http://[::1]:8080/hook",
+    "http://0.0.0.0/hook", "https://100.64.0.1/hook",
+])
+def test_webhooks_to_private_addresses_are_refused_by_default(redis_client, monkeypatch, url):
+    # a webhook must not turn naipes' workers into a client of the network they run in
+    monkeypatch.setenv(wh.PRIVATE_SETTING, "deny")
+    app = create_app(Naipes(redis_client, api_keys=[API_KEY]), rate_limit="off")
+    r = app.test_client().post("/webhooks", json={"url": url}, headers={"Authorization": f"Bearer {API_KEY}"})
+    assert r.status_code == 422 and r.mimetype == "application/problem+json"
+    problem = r.get_json()
+    assert problem["type"] == "urn:naipes:problem:private-address" and wh.PRIVATE_SETTING in problem["detail"]
+    public = app.test_client().post("/webhooks", json={"url": "https://93.184.215.14/hook"},
+                                    headers={"Authorization": f"Bearer {API_KEY}"})
+    assert public.status_code == 201  # a public address is taken
+    app.test_client().delete(f"/webhooks/{public.get_json()['id']}", headers={"Authorization": f"Bearer {API_KEY}"})
+
+
+def test_a_host_name_resolving_to_a_private_address_is_not_called(redis_client, receiver):
+    # registration cannot know where a name will resolve; each delivery resolves it and refuses, without retry
+    assert wh.refused_destination("http://[::ffff:127.0.0.1]:80/x")  # an IPv4 loopback written as IPv6
+    assert wh.refused_destination("https://93.184.215.14/x") is None
+    viewer = Viewer("integrator", key_id="k-private-test", scopes=frozenset({"tournaments"}))
+    stored = wh.Webhooks(redis_client, allow_private=True).register(
+        viewer, receiver.url.replace("127.0.0.1", "localhost") + "/inside", ["game.finished"])
+    strict = wh.Webhooks(redis_client, allow_private=False)
+    entry = strict.deliver(stored["id"], "whd_private_test", "game.finished",
+                           json.dumps({"id": "game.finished:g-x", "type": "game.finished", "data": {}}))
+    assert not entry["ok"] and entry["error"].startswith("refused: localhost resolves to the non-public address")
+    assert entry["next_retry_seconds"] is None and receiver.at("/inside") == []
+    allowed = wh.Webhooks(redis_client, allow_private=True).deliver(
+        stored["id"], "whd_private_test2", "game.finished",
+        json.dumps({"id": "game.finished:g-y", "type": "game.finished", "data": {}}))
+    assert allowed["ok"] and len(receiver.at("/inside")) == 1  # the same URL, private addresses allowed
+    redis_client.hdel(wh.HOOKS, stored["id"])
+
+
 def test_withdrawn_players_are_not_paired_again(client, integrator, service):
     players = [f"wd{i}" for i in range(8)]
     t = create_tournament(client, integrator, game="dalmuti", options={"hands": 1}, players=players,
@@ -351,7 +440,7 @@ def test_withdrawn_players_are_not_paired_again(client, integrator, service):
     seated = {s["player"] for tb in rd["tables"] for s in tb["seats"]}
     assert "wd3" not in seated and "wd3" not in rd["byes"] and len(seated) == 4 and len(rd["byes"]) == 3
     assert attach_tournaments(service).advance(tid) == {"paired": [], "started": [], "recorded": [],
-                                                       "finished": False}  # nothing left to do: nothing done
+                                                       "corrected": [], "finished": False}  # nothing left to do: nothing done
     row = next(r for r in client.get(f"/tournaments/{tid}/standings").get_json()["standings"] if r["player"] == "wd3")
     assert row["withdrawn"] and row["games"] == 1
 
