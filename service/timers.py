@@ -29,6 +29,14 @@ def job_id(game_id: str, version: int, seat: int | str, deadline: float) -> str:
     return f"deadline-{int(deadline * 1000) % 1000:03d}-{game_id}-{version}-{seat}"
 
 
+def due_at(job: str, score: float) -> float:
+    """When a scheduled job is due: RQ's registry ``score`` is the whole
+    second; a deadline job's id adds the milliseconds (see :func:`job_id`)."""
+    if job.startswith("deadline-") and job[9:12].isdigit():
+        return int(score) + int(job[9:12]) / 1000
+    return score
+
+
 def attach_scheduler(service: Naipes) -> None:
     queue = Queue(TIMERS, connection=service.queue_redis)
     registry = ScheduledJobRegistry(queue=queue)

@@ -6,12 +6,17 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
+import redis
 
 from domain import table as tables
 from events.envelope import parse_time
+from service import timers
+from service.application import Naipes
+from workers.queues import DeadlineRegistry
 
 from .conftest import ROOT, bearer
 from .helpers import create, tokens
@@ -114,6 +119,74 @@ def test_killed_worker_then_a_new_one_still_enforces_the_deadline_once(redis_url
         assert len(links) == len(set(links))  # no deadline enforced twice
     finally:
         kill_group(second)
+
+
+def test_a_deadline_job_is_handed_out_at_its_millisecond_not_at_the_start_of_its_second(redis_client):
+    # RQ scores scheduled jobs in whole seconds; handing a job out early would make the worker wait on it
+    # and hold up the deadlines queued behind it
+    registry = DeadlineRegistry("naipes-test-precise", connection=redis_client)
+    redis_client.delete(registry.key)
+    redis_client.zadd(registry.key, {timers.job_id("g", 3, 0, 1000.9): 1000, timers.job_id("g", 3, 1, 1000.4): 1000,
+                                     timers.job_id("h", 7, 2, 999.95): 999, "another-job": 1000,
+                                     timers.job_id("k", 1, 0, 1001.0): 1001})
+    registry.clock = lambda: 1000.5
+    assert sorted(registry.get_jobs_to_schedule()) == sorted(
+        ["another-job", timers.job_id("g", 3, 1, 1000.4), timers.job_id("h", 7, 2, 999.95)])
+    registry.clock = lambda: 1000.95
+    assert timers.job_id("g", 3, 0, 1000.9) in registry.get_jobs_to_schedule()
+    assert timers.job_id("k", 1, 0, 1001.0) not in registry.get_jobs_to_schedule()
+    redis_client.delete(registry.key)
+
+
+def test_a_running_worker_takes_over_from_the_killed_scheduler(redis_url, client, integrator):
+    # with two workers, killing the one whose scheduler holds the lock must not leave deadlines unenforced
+    # until a restart: the other worker's watchdog frees the dead scheduler's lock and schedules
+    first = start_worker(redis_url)
+    time.sleep(1.5)  # the first takes the scheduler lock
+    second = start_worker(redis_url)
+    try:
+        time.sleep(1.5)
+        kill_group(first)
+        g = create(client, integrator, options={"turn_seconds": 2.0, "hands": 1})
+        view = client.get(f"/games/{g['id']}").get_json()
+        found = wait_for(lambda: timeouts(client, integrator, g["id"])[0], timeout=8)
+        assert found, "nobody enforced the deadline after the scheduler's worker was killed"
+        seat = found[0]["data"]["seat"]
+        lateness = parse_time(found[0]["time"]) - parse_time(view["deadlines"][str(seat)])
+        assert -0.01 <= lateness <= 3.0, lateness
+    finally:
+        kill_group(second)
+
+
+def test_a_deadline_job_outlasts_a_redis_restart(tmp_path, monkeypatch):
+    # a deadline job that meets Redis restarting must not fail (RQ would file it as failed and the seat
+    # would never be timed out): it keeps trying until Redis is back
+    from events.embedded import EmbeddedRedis
+    from workers import jobs
+
+    server = EmbeddedRedis(tmp_path / "redis", appendfsync="always").start()
+    client = redis.Redis.from_url(server.url)
+    try:
+        svc = Naipes(client, api_keys=["k"])
+        created = svc.create_game("dalmuti", ["a", "b", "c", "d"], {"turn_seconds": 0.5, "hands": 1})
+        table = svc.table(created["id"], fresh=True)
+        seat = next(int(s) for s, c in table["clock"].items() if c.get("deadline"))
+        deadline = table["clock"][str(seat)]["deadline"]
+        monkeypatch.setattr(jobs, "_service", svc)
+        server.kill()
+        restarted = []
+        timer = threading.Timer(1.0, lambda: restarted.append(
+            EmbeddedRedis(tmp_path / "redis", port=server.port, appendfsync="always").start()))
+        timer.start()
+        assert jobs.enforce_deadline(created["id"], table["version"], seat, deadline) is True
+        timer.join()
+        after = svc.table(created["id"], fresh=True)
+        assert after["version"] > table["version"]
+        assert any(e["type"] == tables.TURN_TIMED_OUT for e in svc.store.read(created["id"], table["version"]))
+    finally:
+        client.close()
+        for srv in [server] + restarted:
+            srv.stop()
 
 
 def test_a_match_where_every_seat_stays_silent_finishes_by_timeouts(worker, client, integrator, service):

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import time
 
+import redis
 from rq import Queue
 
 from events.connect import connect, queue_url
 
 from .queues import QUEUES, NaipesWorker, recover_scheduler_lock
+
+log = logging.getLogger("naipes.worker")
 
 
 def run() -> None:
@@ -20,9 +25,21 @@ def run() -> None:
     recover_scheduler_lock(client)
     from .jobs import service
 
-    service().rearm_deadlines()  # deadlines lost with the queues' Redis are scheduled again
     queues = [Queue(name, connection=client) for name in QUEUES]
-    NaipesWorker(queues, connection=client).work(with_scheduler=True, logging_level=level)
+    while True:
+        try:
+            # deadlines whose jobs were lost (with the queues' Redis, or with a worker killed mid-job)
+            # are scheduled again
+            service().rearm_deadlines()
+            worker = NaipesWorker(queues, connection=client)
+            worker.work(with_scheduler=True, logging_level=level)
+            if worker._stop_requested:
+                return  # a shutdown was asked for (SIGTERM, SIGINT)
+            log.warning("the worker stopped on an error; starting it again")
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+            # RQ's worker quits when Redis fails under a job; this process starts it again
+            log.warning("Redis unreachable (%s); starting the worker again in a second", exc)
+        time.sleep(1.0)
 
 
 if __name__ == "__main__":

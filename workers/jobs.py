@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import time
 
+import redis
+
 from events.connect import connect, data_url, queue_url
 from service.application import Naipes
 
 _service: Naipes | None = None
+REDIS_PATIENCE = 30.0  # seconds a deadline job keeps trying while Redis is away
 
 
 def service() -> Naipes:
@@ -32,16 +35,39 @@ def service() -> Naipes:
 def enforce_deadline(game_id: str, version: int, seat: int, deadline: float) -> bool:
     """Time the seat out if the game still stands at ``version``.
 
-    RQ's scheduler works in whole seconds, so a job may arrive up to a
-    second early: it then waits for the real deadline.
+    The scheduler hands the job out at its deadline (``DeadlineRegistry``);
+    one that still arrives early (another scheduler's clock, say) waits for
+    the deadline if it is near, and is scheduled again at it if not: a seat
+    is never timed out before its time.
     """
     early = deadline - time.time()
+    if early > 1.0:
+        from datetime import datetime, timezone
+
+        from rq import Queue
+
+        from service.timers import TIMERS, job_id
+
+        Queue(TIMERS, connection=service().queue_redis).enqueue_at(
+            datetime.fromtimestamp(deadline, timezone.utc), "workers.jobs.enforce_deadline", game_id, version, seat,
+            deadline, job_id=job_id(game_id, version, seat, deadline) + "-again", result_ttl=60,
+            failure_ttl=24 * 3600)
+        return False
     if early > 0:
-        time.sleep(min(early, 2.0))
+        time.sleep(early)
     from service.logs import game_context
 
+    give_up = time.monotonic() + REDIS_PATIENCE
     with game_context(game_id, version):
-        return service().enforce_deadline(game_id, version, seat)
+        while True:
+            try:
+                return service().enforce_deadline(game_id, version, seat)
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+                # Redis restarting (or loading its file): a deadline job that failed now would be lost
+                # to RQ's failed registry; enforcing twice is harmless (the version decides)
+                if time.monotonic() > give_up:
+                    raise
+                time.sleep(0.2)
 
 
 def advance_tournament(tournament_id: str) -> dict:
