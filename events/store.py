@@ -134,10 +134,14 @@ class EventStore:
         rows = self.redis.xrange(key(game_id, "events"), f"{after + 1}-0", end, count=count)
         return [loads(fields[b"e"]) for _id, fields in rows]
 
-    def iter_all(self, game_id: str, batch: int = 2000) -> Iterator[dict]:
+    def iter_all(self, game_id: str, batch: int = 2000, until: int | None = None) -> Iterator[dict]:
+        """Every envelope (up to version ``until``), oldest first.  A reader
+        that compares the log with the head reads the head first and passes
+        its version here, so an append landing meanwhile is not taken for a
+        gap."""
         after = 0
         while True:
-            chunk = self.read(game_id, after, count=batch)
+            chunk = self.read(game_id, after, until=until, count=batch)
             yield from chunk
             if len(chunk) < batch:
                 return

@@ -651,12 +651,11 @@ class Naipes:
     # ------------------------------------------------------------ export / import
     def export_lines(self, game_id: str):
         """The whole log as JSON Lines: a header, then every envelope whole."""
-        table = self.table(game_id, fresh=True)
-        head_version, head_hash = self.store.head(game_id)
+        table = self.table(game_id, fresh=True)  # one version: the header and the lines agree on it
         yield dumps({"format": EXPORT_FORMAT, "game_id": game_id, "game": table["game"],
-                     "rules_version": table["rules"], "version": head_version, "head_hash": head_hash,
+                     "rules_version": table["rules"], "version": table["version"], "head_hash": table["hash"],
                      "outcome": tables.outcome(table), "exported_at": now_iso()}) + b"\n"
-        for env in self.store.iter_all(game_id):
+        for env in self.store.iter_all(game_id, until=table["version"]):
             yield dumps(env) + b"\n"
 
     def import_lines(self, lines: list[bytes | str]) -> dict:
@@ -689,11 +688,11 @@ class Naipes:
                 "seats": [{"seat": i, "player": p, "token": t} for i, (p, t) in enumerate(zip(players, tokens))]}
 
     def audit(self, game_id: str) -> dict:
-        envs = list(self.store.iter_all(game_id))
+        head_version, head_hash = self.store.head(game_id)  # first: a later append is not a gap
+        envs = list(self.store.iter_all(game_id, until=head_version)) if head_version else []
         if not envs:
             raise not_found(game_id)
         check = verify_chain(envs)
-        head_version, head_hash = self.store.head(game_id)
         if check["ok"] and (check["head"] != head_hash or envs[-1]["version"] != head_version):
             check = {**check, "ok": False, "broken_at": envs[-1]["version"] + 1,
                      "reason": "the log ends before the recorded head (events were removed from the end)"}

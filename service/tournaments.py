@@ -103,8 +103,8 @@ class Tournaments:
         self._rechecked = self.redis.register_script(_RECHECKED)
 
     # ------------------------------------------------------------ loading
-    def load(self, tid: str) -> tuple[dict, list[dict]]:
-        envs = list(self.store.iter_all(tid)) if tid.startswith("t-") else []
+    def load(self, tid: str, until: int | None = None) -> tuple[dict, list[dict]]:
+        envs = list(self.store.iter_all(tid, until=until)) if tid.startswith("t-") and until != 0 else []
         if not envs:
             raise not_found(tid)
         return T.fold(envs), envs
@@ -444,10 +444,10 @@ class Tournaments:
                 "tokens_included": secrets_}
 
     def events(self, tid: str, viewer: Viewer | None, after: int = 0, limit: int = 1000) -> dict:
-        state, envs = self.load(tid)
+        head_version, head_hash = self.store.head(tid)  # first: a later append is not a gap
+        state, envs = self.load(tid, until=head_version)
         everything = self._privileged(viewer, state)
         chain = verify_chain(envs)
-        head_version, head_hash = self.store.head(tid)
         if chain["ok"] and (chain["head"] != head_hash or envs[-1]["version"] != head_version):
             chain = {**chain, "ok": False, "reason": "the log ends before the recorded head"}
         shown = [for_viewer(e, None, everything) for e in envs if e["version"] > after][:limit]

@@ -421,3 +421,31 @@ def test_a_game_keeps_the_rules_version_it_started_under(client, integrator, mon
         events = client.get(f"/games/{g['id']}/events").get_json()["events"]
         assert {e["rules"] for e in events} == {version}
         assert client.get(f"/games/{g['id']}").get_json()["rules_version"] == version
+
+
+def test_an_append_during_an_audit_or_an_export_is_not_taken_for_tampering(service, monkeypatch):
+    # issue "Dispute review": the audit names a broken link only where the log was changed; a move appended
+    # while the audit (or an export) reads the log is not one, whatever the order the reads land in
+    from service.verify import verify_export
+
+    gid = service.create_game("dalmuti", ["a", "b", "c", "d"], {"turn_seconds": 30, "hands": 1})["id"]
+    original = service.store.iter_all
+    appended = []
+
+    def read_then_someone_moves(game_id, *args, **kwargs):
+        out = list(original(game_id, *args, **kwargs))
+        if not appended:  # between this read and the next, a deadline fires
+            appended.append(True)
+            table = service.table(game_id, fresh=True)
+            seat = next(int(s) for s, c in table["clock"].items() if c.get("deadline"))
+            assert service.enforce_deadline(game_id, table["version"], seat)
+        return iter(out)
+
+    monkeypatch.setattr(service.store, "iter_all", read_then_someone_moves)
+    report = service.audit(gid)
+    assert appended and report["chain"]["ok"], report["chain"]
+    assert service.store.head(gid)[0] > report["version"] == report["events"][-1]["version"]
+    appended.clear()
+    exported = list(service.export_lines(gid))
+    assert appended and verify_export(exported)["ok"], verify_export(exported)["problems"]
+    assert json.loads(exported[0])["version"] == len(exported) - 1
