@@ -157,9 +157,14 @@ class EventStore:
         return self.redis.get(key(game_id, "snap"))
 
     # -- seat tokens ----------------------------------------------------
-    def set_tokens(self, game_id: str, mapping: dict[str, int]) -> None:
+    def set_tokens(self, game_id: str, mapping: dict[str, int], *, replace: bool = False) -> None:
+        """Store seat tokens (hashed); ``replace`` drops the game's earlier ones in the same transaction."""
+        pipe = self.redis.pipeline(transaction=True)
+        if replace:
+            pipe.delete(key(game_id, "auth"))
         if mapping:
-            self.redis.hset(key(game_id, "auth"), mapping={h: str(s) for h, s in mapping.items()})
+            pipe.hset(key(game_id, "auth"), mapping={h: str(s) for h, s in mapping.items()})
+        pipe.execute()
 
     def tokens(self, game_id: str) -> dict[str, int]:
         return {h.decode(): int(s) for h, s in self.redis.hgetall(key(game_id, "auth")).items()}

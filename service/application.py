@@ -33,6 +33,7 @@ log = logging.getLogger("naipes.application")
 MAX_RETRIES = 8
 INDEX = "naipes:games"            # sorted set: game id by creation time (ms)
 INDEX_INFO = "naipes:games:info"  # hash: game id -> JSON summary
+RUNNING_TIMED = "naipes:games:timed"  # set: the timed games not finished (whose deadlines the workers watch)
 
 
 class ProblemError(Exception):
@@ -173,10 +174,18 @@ class Naipes:
 
     # ------------------------------------------------------------ creation
     def create_game(self, game_type: str, players: list[str], options: dict | None = None,
-                    *, seed: int | None = None, deal_seed: str | None = None) -> dict:
+                    *, seed: int | None = None, deal_seed: str | None = None, game_id: str | None = None) -> dict:
         """Create and start a game.  Games created with the same ``deal_seed``
         are dealt the same cards, deal by deal (duplicate play); the secret is
-        kept in a private part of ``GameCreated`` that no seat receives."""
+        kept in a private part of ``GameCreated`` that no seat receives.
+
+        ``game_id``: the id to use, reserved by the caller beforehand (a
+        tournament table).  If a game of that id exists already, an earlier
+        attempt created it and its answer (the seat tokens, stored only
+        hashed) was lost: the seats get new tokens and the game is returned,
+        so that a retried creation never makes a second game."""
+        if game_id is not None and self.store.exists(game_id):
+            return self._reissue(game_id)
         try:
             module = registry.get(game_type)
         except registry.UnknownGame:
@@ -188,7 +197,8 @@ class Naipes:
                                f"{module.TITLE} takes {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players, "
                                f"got {len(players)}", "player-count")
         opts = self.validate_options(game_type, options or {})
-        game_id = secrets.token_hex(8)
+        given = game_id is not None
+        game_id = game_id or secrets.token_hex(8)
         created = tables.created_event(game_type, list(players), opts, module.RULES_VERSION)
         if deal_seed is not None:
             created["private"] = {"setup": {"deal_seed": str(deal_seed)}}
@@ -206,8 +216,13 @@ class Naipes:
         table = tables.fold(envs)
         envs, table = self._settle(game_id, envs, table, stamp)
         tokens = [f"st_{secrets.token_urlsafe(24)}" for _ in players]
-        self.store.set_tokens(game_id, {token_hash(t): i for i, t in enumerate(tokens)})
-        self._commit(game_id, None, table, envs)
+        self.store.set_tokens(game_id, {token_hash(t): i for i, t in enumerate(tokens)}, replace=given)
+        try:
+            self._commit(game_id, None, table, envs)
+        except VersionConflict:
+            if not given:
+                raise
+            return self._reissue(game_id)  # created meanwhile by another attempt with this id
         self._index(game_id, table, created=True)
         return {
             "id": game_id,
@@ -216,6 +231,18 @@ class Naipes:
             "seats": [{"seat": i, "player": p, "token": t} for i, (p, t) in enumerate(zip(players, tokens))],
         }
 
+    def _reissue(self, game_id: str) -> dict:
+        """New seat tokens for an existing game (whose first ones were never handed out)."""
+        table = self.table(game_id, fresh=True)
+        players = _players(table)
+        tokens = [f"st_{secrets.token_urlsafe(24)}" for _ in players]
+        self.store.set_tokens(game_id, {token_hash(t): i for i, t in enumerate(tokens)}, replace=True)
+        with self._lock:
+            self._auth.pop(game_id, None)
+        self._index(game_id, table, created=True)
+        return {"id": game_id, "game": table["game"], "version": table["version"],
+                "seats": [{"seat": i, "player": p, "token": t} for i, (p, t) in enumerate(zip(players, tokens))]}
+
     def _index(self, game_id: str, table: dict, created: bool = False) -> None:
         info = {"id": game_id, "game": table["game"], "status": "finished" if _finished(table) else "active", "created_at": table["created_at"], "updated_at": table["updated_at"],
                 "version": table["version"], "players": _players(table), "timed": tables.timed(table)}
@@ -223,6 +250,10 @@ class Naipes:
         if created:
             pipe.zadd(INDEX, {game_id: int(_time.time() * 1000)})
         pipe.hset(INDEX_INFO, game_id, dumps(info))
+        if info["timed"] and info["status"] == "active":
+            pipe.sadd(RUNNING_TIMED, game_id)
+        else:
+            pipe.srem(RUNNING_TIMED, game_id)
         pipe.execute()
 
     def list_games(self, game_type: str | None = None, status: str | None = None, limit: int = 50,

@@ -5,6 +5,15 @@ running clock gets a job at its deadline, with the id
 ``deadline-<ms>-<game>-<version>-<seat>``, unique to (game, version, seat); the
 jobs of the previous version are removed.  A job that fires for a version
 the game has left meets a version conflict and does nothing.
+
+Every pending deadline is also listed in ``naipes:deadlines`` (a sorted set
+beside RQ's own keys: job id -> deadline), written in the same pipeline as
+the job and removed when the job has run or the game has moved on.  RQ can
+lose a job that a worker had taken off the queue when Redis or the worker
+died (it sits in RQ's intermediate queue, and RQ's clean-up files it as
+failed a minute later); the scheduler process sweeps the set
+(:func:`sweep_deadlines`) and enqueues again any deadline left overdue, so
+no deadline depends on one job's delivery.
 """
 
 from __future__ import annotations
@@ -15,11 +24,17 @@ from rq import Queue
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
+from domain import table as tables
+
 from .application import Naipes
 
 TIMERS = "naipes-timers"
 DEFAULT = "naipes-default"
 QUEUES = [TIMERS, DEFAULT]
+DEADLINES = "naipes:deadlines"
+SWEEP_GRACE = 2.0  # seconds past its deadline before a deadline counts as lost
+SWEEP_AGAIN = 5  # seconds before the same lost deadline is enqueued again
+FORGET_AFTER = 3600.0  # seconds past its deadline after which an entry is dropped
 
 
 def job_id(game_id: str, version: int, seat: int | str, deadline: float) -> str:
@@ -27,6 +42,75 @@ def job_id(game_id: str, version: int, seat: int | str, deadline: float) -> str:
     so that jobs due in the same second (RQ schedules in whole seconds) run in
     the order of their deadlines."""
     return f"deadline-{int(deadline * 1000) % 1000:03d}-{game_id}-{version}-{seat}"
+
+
+def parse_job_id(job: str) -> tuple[str, int, int] | None:
+    """(game id, version, seat) of a deadline job id, or None."""
+    if not job.startswith("deadline-"):
+        return None
+    try:
+        game_id, version, seat = job[13:].rsplit("-", 2)
+        return game_id, int(version), int(seat)
+    except ValueError:
+        return None
+
+
+def sweep_deadlines(connection, now: float) -> list[str]:
+    """Enqueue again the deadlines more than SWEEP_GRACE seconds overdue
+    whose job has not run (see the module's doc); returns their job ids.
+    A deadline enforced twice appends nothing the second time."""
+    connection.zremrangebyscore(DEADLINES, 0, now - FORGET_AFTER)
+    overdue = connection.zrangebyscore(DEADLINES, now - FORGET_AFTER, now - SWEEP_GRACE, start=0, num=500,
+                                       withscores=True)
+    queue = Queue(TIMERS, connection=connection)
+    again = []
+    for raw, deadline in overdue:
+        job = raw.decode()
+        parsed = parse_job_id(job)
+        if parsed is None:
+            connection.zrem(DEADLINES, job)
+            continue
+        if not connection.set(f"{DEADLINES}:swept:{job}", "1", nx=True, ex=SWEEP_AGAIN):
+            continue  # enqueued again a moment ago
+        game_id, version, seat = parsed
+        queue.enqueue("workers.jobs.enforce_deadline", game_id, version, seat, deadline,
+                      job_id=f"{job}-swept-{int(now)}", result_ttl=60, failure_ttl=24 * 3600)
+        again.append(job)
+    return again
+
+
+def reconcile(service: Naipes) -> list[str]:
+    """Schedule again the deadlines of running timed games that have none
+    pending: a move's append and its deadline jobs are two writes, and
+    Redis failing between them (or a web worker killed there) leaves the
+    move stored and its deadlines unscheduled.  Returns the games re-armed.
+    Workers run this every few seconds (one at a time)."""
+    if service.scheduler is None:
+        return []
+    from .application import RUNNING_TIMED, ProblemError
+
+    fixed = []
+    for raw in service.redis.smembers(RUNNING_TIMED):
+        game_id = raw.decode()
+        try:
+            table = service.table(game_id, fresh=True)
+        except ProblemError:
+            service.redis.srem(RUNNING_TIMED, game_id)
+            continue
+        if tables.outcome(table) is not None:
+            service.redis.srem(RUNNING_TIMED, game_id)
+            continue
+        jobs = [job_id(game_id, table["version"], seat, entry["deadline"])
+                for seat, entry in (table.get("clock") or {}).items() if entry.get("deadline") is not None]
+        if not jobs:
+            continue
+        pipe = service.queue_redis.pipeline(transaction=False)
+        for job in jobs:
+            pipe.zscore(DEADLINES, job)
+        if any(score is None for score in pipe.execute()):
+            service.scheduler({}, table, game_id)
+            fixed.append(game_id)
+    return fixed
 
 
 def due_at(job: str, score: float) -> float:
@@ -52,18 +136,20 @@ def attach_scheduler(service: Naipes) -> None:
                 continue
             stale = job_id(game_id, old["version"], seat, entry["deadline"])
             pipe.zrem(registry.key, stale)
+            pipe.zrem(DEADLINES, stale)
             pipe.delete(Job.key_for(stale))
         for seat, entry in new_clock.items():
             deadline = entry.get("deadline")
             if deadline is None:
                 continue
+            job = job_id(game_id, new["version"], seat, deadline)
             queue.enqueue_at(
                 datetime.fromtimestamp(deadline, timezone.utc),
                 "workers.jobs.enforce_deadline",
                 game_id, new["version"], int(seat), deadline,
-                job_id=job_id(game_id, new["version"], seat, deadline),
-                result_ttl=60, failure_ttl=24 * 3600, pipeline=pipe,
+                job_id=job, result_ttl=60, failure_ttl=24 * 3600, pipeline=pipe,
             )
+            pipe.zadd(DEADLINES, {job: deadline})
         pipe.execute()
 
     service.scheduler = schedule

@@ -4,8 +4,9 @@ A tournament is an aggregate of the event store like a game: id
 ``t-<16 hex>``, its stream ``naipes:{t-...}:events`` hash-chained by the same
 envelopes.  Beside it, in the same hash slot:
 
-``naipes:{t}:games``   hash: ``<round>:<table>`` -> the created game (id and
-                       seat tokens), written right after the game is created
+``naipes:{t}:games``   hash: ``<round>:<table>`` -> the game's id reserved
+                       before it is created, then the created game (id and
+                       seat tokens)
 ``naipes:{t}:lock``    held by the one process advancing the tournament
 ``naipes:{t}:recheck`` hash: game id -> the game's version when a reviewer
                        changed its outcome after the end (see
@@ -304,20 +305,32 @@ class Tournaments:
             log.exception("could not hand the correction of %s to webhooks", tid)
 
     def _game_for(self, tid: str, state: dict, rnd: dict, tb: dict, token: str) -> dict:
-        """The game of a table: the one recorded already, else a new one."""
+        """The game of a table: the one recorded already, else a new one.
+
+        The game's id is reserved in ``naipes:{t}:games`` before the game is
+        created, and creating a game under an id that exists returns that
+        game with new seat tokens: a process killed anywhere in between
+        leaves the next one to finish the same game, never to make another.
+        """
         field = f"{rnd['round']}:{tb['table']}"
-        raw = self.redis.hget(key(tid, "games"), field)
-        if raw is not None:
-            return loads(raw)
+        games = key(tid, "games")
+        raw = self.redis.hget(games, field)
+        record = loads(raw) if raw is not None else None
+        if record is not None and record.get("seats"):
+            return record
         if not self._extend(keys=[key(tid, "lock")], args=[token, LOCK_MS]):
             raise LostLock(tid)
+        if record is None:
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.hsetnx(games, field, dumps({"id": secrets.token_hex(8), "reserved": True}))
+            pipe.hget(games, field)
+            record = loads(pipe.execute()[1])
+            self.redis.hset(GAMES, record["id"], f"{tid} {rnd['round']} {tb['table']}")
         extra = {"deal_seed": rnd["deal_seed"]} if rnd.get("deal_seed") else {}
-        created = self.naipes.create_game(state["game"], tb["players"], state["options"], **extra)
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hsetnx(key(tid, "games"), field, dumps(created))
-        pipe.hset(GAMES, created["id"], f"{tid} {rnd['round']} {tb['table']}")
-        pipe.execute()
-        return loads(self.redis.hget(key(tid, "games"), field))
+        created = self.naipes.create_game(state["game"], tb["players"], state["options"], game_id=record["id"],
+                                          **extra)
+        self.redis.hset(games, field, dumps(created))
+        return created
 
     def _announce(self, tid: str, state: dict) -> None:
         """Webhooks for the round in play (once all its games exist) and for the end.
@@ -432,7 +445,7 @@ class Tournaments:
         for tb in rnd["tables"]:
             game = created.get(f"{n}:{tb['table']}")
             seats = [{"seat": s, "player": p} for s, p in enumerate(tb["players"])]
-            if game is not None and game["id"] == tb["game_id"]:
+            if game is not None and game["id"] == tb["game_id"] and game.get("seats"):
                 seats = [{"seat": s["seat"], "player": s["player"], "token": s["token"]} for s in game["seats"]]
             out_tables.append({"table": tb["table"], "game_id": tb["game_id"], "seats": seats,
                                "result": tb["result"]})

@@ -11,12 +11,14 @@ import time
 
 import pytest
 import redis
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
 
 from domain import table as tables
 from events.envelope import parse_time
 from service import timers
-from service.application import Naipes
-from workers.queues import DeadlineRegistry
+from service.application import RUNNING_TIMED, Naipes
+from workers.queues import RECONCILE_SECONDS, DeadlineRegistry
 
 from .conftest import ROOT, bearer
 from .helpers import create, tokens
@@ -187,6 +189,62 @@ def test_a_deadline_job_outlasts_a_redis_restart(tmp_path, monkeypatch):
         client.close()
         for srv in [server] + restarted:
             srv.stop()
+
+
+def test_a_deadline_whose_job_was_lost_is_still_enforced(worker, client, integrator, service):
+    # RQ can lose a job a worker took off the queue when Redis or the worker died at that moment (it stays
+    # in RQ's intermediate queue); the scheduler's sweep of naipes:deadlines enqueues such a deadline again
+    from rq import Worker
+
+    # the worker re-arms every deadline when it starts: let it start first (it registers after), then lose the job
+    assert wait_for(lambda: any(w.pid == worker.pid for w in Worker.all(connection=service.queue_redis)), timeout=10)
+    g = create(client, integrator, options={"turn_seconds": 1.0, "hands": 1})
+    table = service.table(g["id"], fresh=True)
+    deadlines = {int(s): c["deadline"] for s, c in table["clock"].items() if c.get("deadline")}
+    jobs = [timers.job_id(g["id"], table["version"], seat, d) for seat, d in deadlines.items()]
+    registry = ScheduledJobRegistry(timers.TIMERS, connection=service.queue_redis)
+    for job, deadline in zip(jobs, deadlines.values()):
+        assert service.queue_redis.zscore(timers.DEADLINES, job) == pytest.approx(deadline)
+        service.queue_redis.zrem(registry.key, job)  # the job is gone, as if a worker had taken it and died
+        service.queue_redis.delete(Job.key_for(job))
+    found = wait_for(lambda: timeouts(client, integrator, g["id"])[0], timeout=10)
+    assert found, "the deadline of the lost job was never enforced"
+    lateness = parse_time(found[0]["time"]) - deadlines[found[0]["data"]["seat"]]
+    assert timers.SWEEP_GRACE <= lateness <= timers.SWEEP_GRACE + 3.0, lateness
+    assert wait_for(lambda: not any(service.queue_redis.zscore(timers.DEADLINES, j) for j in jobs), timeout=5)
+
+
+def test_deadlines_a_move_stored_but_never_scheduled_are_scheduled_by_the_workers(worker, client, integrator,
+                                                                                   service):
+    # a move's append and its deadline jobs are two writes: Redis failing between them leaves the move
+    # stored without deadlines; the workers' reconcile pass schedules them
+    from rq import Worker
+
+    assert wait_for(lambda: any(w.pid == worker.pid for w in Worker.all(connection=service.queue_redis)), timeout=10)
+    schedule, service.scheduler = service.scheduler, None  # the deadline jobs are not written
+    g = create(client, integrator, options={"turn_seconds": 1.0, "hands": 1})
+    service.scheduler = schedule
+    table = service.table(g["id"], fresh=True)
+    assert table["clock"] and not [j for j in service.queue_redis.zrangebyscore(timers.DEADLINES, "-inf", "+inf")
+                                   if g["id"] in j.decode()]
+    found = wait_for(lambda: timeouts(client, integrator, g["id"])[0], timeout=15)
+    assert found, "the deadline that was never scheduled was never enforced"
+    deadline = table["clock"][str(found[0]["data"]["seat"])]["deadline"]
+    assert parse_time(found[0]["time"]) - deadline <= RECONCILE_SECONDS + 3.0
+
+
+def test_reconcile_schedules_only_what_is_missing(service):
+    schedule, service.scheduler = service.scheduler, None
+    gid = service.create_game("dalmuti", ["a", "b", "c", "d"], {"turn_seconds": 30, "hands": 1})["id"]
+    untimed = service.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1})["id"]
+    service.scheduler = schedule
+    assert service.redis.sismember(RUNNING_TIMED, gid) and not service.redis.sismember(RUNNING_TIMED, untimed)
+    assert gid in timers.reconcile(service)  # (and any other running game of this Redis left unscheduled)
+    table = service.table(gid, fresh=True)
+    for seat, entry in table["clock"].items():
+        assert service.queue_redis.zscore(timers.DEADLINES, timers.job_id(gid, table["version"], seat,
+                                                                           entry["deadline"])) is not None
+    assert gid not in timers.reconcile(service)  # scheduled now: nothing to do
 
 
 def test_a_match_where_every_seat_stays_silent_finishes_by_timeouts(worker, client, integrator, service):

@@ -501,3 +501,18 @@ def test_access_and_missing_things(client, integrator, service):
     mine = client.post("/webhooks", json={"url": "https://example.org/x"}, headers=integrator).get_json()
     assert client.get(f"/webhooks/{mine['id']}/deliveries", headers=bearer(third)).status_code == 404
     assert client.delete(f"/webhooks/{mine['id']}", headers=integrator).status_code == 204
+
+
+def test_a_game_created_again_under_its_reserved_id_is_the_same_game_with_new_tokens(client, integrator, service):
+    # a tournament worker killed between creating a table's game and recording it: the next one creates the
+    # game under the id it reserved, and gets that same game back with fresh seat tokens, never a second game
+    first = service.create_game("dalmuti", ["r1", "r2", "r3", "r4"], {"hands": 1}, game_id="0123456789abcdef")
+    again = service.create_game("dalmuti", ["r1", "r2", "r3", "r4"], {"hands": 1}, game_id="0123456789abcdef")
+    assert again["id"] == first["id"] and again["version"] == first["version"]
+    assert [s["player"] for s in again["seats"]] == ["r1", "r2", "r3", "r4"]
+    old, new = first["seats"][0]["token"], again["seats"][0]["token"]
+    assert old != new
+    assert client.get(f"/games/{first['id']}/legal-moves", headers=bearer(new)).status_code == 200
+    assert client.get(f"/games/{first['id']}/legal-moves", headers=bearer(old)).status_code in (401, 403)
+    listed = client.get("/games?limit=500", headers=integrator).get_json()["games"]
+    assert [g["id"] for g in listed].count(first["id"]) == 1

@@ -8,6 +8,7 @@ import time
 
 import redis
 from rq import Queue
+from rq.exceptions import StopRequested
 
 from events.connect import connect, queue_url
 
@@ -27,19 +28,25 @@ def run() -> None:
 
     queues = [Queue(name, connection=client) for name in QUEUES]
     while True:
+        worker = None
         try:
             # deadlines whose jobs were lost (with the queues' Redis, or with a worker killed mid-job)
             # are scheduled again
             service().rearm_deadlines()
             worker = NaipesWorker(queues, connection=client)
             worker.work(with_scheduler=True, logging_level=level)
-            if worker._stop_requested:
-                return  # a shutdown was asked for (SIGTERM, SIGINT)
-            log.warning("the worker stopped on an error; starting it again")
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
             # RQ's worker quits when Redis fails under a job; this process starts it again
-            log.warning("Redis unreachable (%s); starting the worker again in a second", exc)
-        time.sleep(1.0)
+            log.warning("Redis unreachable (%s)", exc)
+        except StopRequested:
+            return
+        if worker is not None and (worker._stop_requested or worker._shutdown_requested_date is not None):
+            return  # a shutdown was asked for (SIGTERM, SIGINT), whatever Redis did meanwhile
+        log.warning("the worker stopped on an error; starting it again in a second")
+        try:
+            time.sleep(1.0)
+        except StopRequested:  # a signal to the worker just ended
+            return
 
 
 if __name__ == "__main__":

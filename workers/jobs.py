@@ -57,11 +57,15 @@ def enforce_deadline(game_id: str, version: int, seat: int, deadline: float) -> 
         time.sleep(early)
     from service.logs import game_context
 
+    from service.timers import DEADLINES, job_id
+
     give_up = time.monotonic() + REDIS_PATIENCE
     with game_context(game_id, version):
         while True:
             try:
-                return service().enforce_deadline(game_id, version, seat)
+                done = service().enforce_deadline(game_id, version, seat)
+                service().queue_redis.zrem(DEADLINES, job_id(game_id, version, seat, deadline))  # not lost
+                return done
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
                 # Redis restarting (or loading its file): a deadline job that failed now would be lost
                 # to RQ's failed registry; enforcing twice is harmless (the version decides)

@@ -16,7 +16,7 @@ from rq.scheduler import SCHEDULER_KEY_TEMPLATE, SCHEDULER_LOCKING_KEY_TEMPLATE,
 
 from rq.utils import utcparse
 
-from service.timers import QUEUES, due_at
+from service.timers import QUEUES, TIMERS, due_at, reconcile, sweep_deadlines
 
 log = logging.getLogger("naipes.worker")
 
@@ -25,6 +25,9 @@ log = logging.getLogger("naipes.worker")
 # second and scores jobs in whole seconds; polling more often lets a deadline
 # job start at the beginning of its second and wait only for its own moment.
 POLL_SECONDS = float(os.environ.get("NAIPES_SCHEDULER_POLL", "0.1"))
+SWEEP_SECONDS = 1.0  # how often the scheduler looks for deadlines whose job was lost
+RECONCILE_SECONDS = 5  # how often one of the workers looks for running games whose deadlines were never scheduled
+RECONCILE_LOCK = "naipes:deadlines:reconcile"
 
 
 class DeadlineRegistry(ScheduledJobRegistry):
@@ -54,11 +57,15 @@ class NaipesScheduler(RQScheduler):
 
     def work(self):
         self._install_signal_handlers()
+        parent = os.getppid()
         self.register_birth()
-        last_beat = 0.0
+        last_beat = last_sweep = 0.0
         while True:
             if self._stop_requested:
                 self.stop()
+                break
+            if os.getppid() != parent:  # the worker that started this scheduler is gone: so is its duty
+                log.warning("scheduler: its worker is gone; stopping")
                 break
             try:
                 if self.should_reacquire_locks:
@@ -67,6 +74,11 @@ class NaipesScheduler(RQScheduler):
                     self.heartbeat()
                     last_beat = time.monotonic()
                 self.enqueue_scheduled_jobs()
+                if TIMERS in self._acquired_locks and time.monotonic() - last_sweep >= SWEEP_SECONDS:
+                    last_sweep = time.monotonic()
+                    lost = sweep_deadlines(self.connection, time.time())
+                    if lost:
+                        log.warning("deadlines whose job was lost, enqueued again: %s", ", ".join(lost))
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
                 log.warning("scheduler: Redis unreachable (%s); trying again", exc)
             time.sleep(POLL_SECONDS)
@@ -88,26 +100,41 @@ class NaipesWorker(SimpleWorker):
       (:func:`recover_scheduler_lock`) and takes the lock itself when free.
       So when the worker holding the scheduler is killed, another running
       worker takes over within seconds, instead of at RQ's maintenance ten
-      minutes later.
+      minutes later;
+    * every RECONCILE_SECONDS one worker schedules the deadlines of running
+      games that have none pending (:func:`service.timers.reconcile`).
     """
 
     max_connection_wait_time = 1.0
 
     def _watch_scheduler(self, done: threading.Event) -> None:
+        next_reconcile = time.monotonic() + RECONCILE_SECONDS
         while not done.wait(WATCH_SECONDS):
             scheduler = self.scheduler
             if self._stop_requested or scheduler is None:
                 continue
-            process = scheduler._process
-            if process is not None and process.is_alive():
-                continue
             try:
-                recover_scheduler_lock(self.connection)
-                scheduler.acquire_locks(auto_start=True)
+                process = scheduler._process
+                if process is None or not process.is_alive():
+                    recover_scheduler_lock(self.connection)
+                    scheduler.acquire_locks(auto_start=True)
+                if time.monotonic() >= next_reconcile:
+                    next_reconcile = time.monotonic() + RECONCILE_SECONDS
+                    self._reconcile()
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
                 pass  # Redis is away; the next look tries again
             except Exception:  # noqa: BLE001 - the watchdog must outlive any one failure
                 log.exception("could not look after the scheduler")
+
+    def _reconcile(self) -> None:
+        """One worker at a time: schedule the deadlines a move stored but never scheduled."""
+        if not self.connection.set(RECONCILE_LOCK, self.name, nx=True, ex=RECONCILE_SECONDS):
+            return
+        from .jobs import service
+
+        fixed = reconcile(service())
+        if fixed:
+            log.warning("deadlines never scheduled, scheduled now for games: %s", ", ".join(fixed))
 
     def _start_scheduler(self, burst=False, logging_level=None, *args, **kwargs):
         self.scheduler = NaipesScheduler(
