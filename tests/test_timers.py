@@ -18,7 +18,7 @@ from domain import table as tables
 from events.envelope import parse_time
 from service import timers
 from service.application import RUNNING_TIMED, Naipes
-from workers.queues import RECONCILE_SECONDS, DeadlineRegistry
+from workers.queues import LEAD_SECONDS, RECONCILE_SECONDS, DeadlineRegistry
 
 from .conftest import ROOT, bearer
 from .helpers import create, tokens
@@ -123,20 +123,22 @@ def test_killed_worker_then_a_new_one_still_enforces_the_deadline_once(redis_url
         kill_group(second)
 
 
-def test_a_deadline_job_is_handed_out_at_its_millisecond_not_at_the_start_of_its_second(redis_client):
-    # RQ scores scheduled jobs in whole seconds; handing a job out early would make the worker wait on it
-    # and hold up the deadlines queued behind it
+def test_a_deadline_job_is_handed_out_just_before_its_millisecond_not_at_the_start_of_its_second(redis_client):
+    # RQ scores scheduled jobs in whole seconds; handing a job out up to a second early would make the worker
+    # wait on it and hold up the deadlines queued behind it: it goes out LEAD_SECONDS before its deadline
     registry = DeadlineRegistry("naipes-test-precise", connection=redis_client)
     redis_client.delete(registry.key)
-    redis_client.zadd(registry.key, {timers.job_id("g", 3, 0, 1000.9): 1000, timers.job_id("g", 3, 1, 1000.4): 1000,
-                                     timers.job_id("h", 7, 2, 999.95): 999, "another-job": 1000,
-                                     timers.job_id("k", 1, 0, 1001.0): 1001})
+    late_in_second, early_in_second = timers.job_id("g", 3, 0, 1000.9), timers.job_id("g", 3, 1, 1000.4)
+    previous, next_second = timers.job_id("h", 7, 2, 999.95), timers.job_id("k", 1, 0, 1001.0)
+    redis_client.zadd(registry.key, {late_in_second: 1000, early_in_second: 1000, previous: 999, "another-job": 1000,
+                                     next_second: 1001})
     registry.clock = lambda: 1000.5
-    assert sorted(registry.get_jobs_to_schedule()) == sorted(
-        ["another-job", timers.job_id("g", 3, 1, 1000.4), timers.job_id("h", 7, 2, 999.95)])
-    registry.clock = lambda: 1000.95
-    assert timers.job_id("g", 3, 0, 1000.9) in registry.get_jobs_to_schedule()
-    assert timers.job_id("k", 1, 0, 1001.0) not in registry.get_jobs_to_schedule()
+    assert sorted(registry.get_jobs_to_schedule()) == sorted(["another-job", early_in_second, previous])
+    registry.clock = lambda: 1000.9 - LEAD_SECONDS + 0.01
+    assert late_in_second in registry.get_jobs_to_schedule()
+    assert next_second not in registry.get_jobs_to_schedule()
+    registry.clock = lambda: 1001.0 - LEAD_SECONDS + 0.01
+    assert next_second in registry.get_jobs_to_schedule()
     redis_client.delete(registry.key)
 
 

@@ -26,22 +26,25 @@ log = logging.getLogger("naipes.worker")
 # job start at the beginning of its second and wait only for its own moment.
 POLL_SECONDS = float(os.environ.get("NAIPES_SCHEDULER_POLL", "0.1"))
 SWEEP_SECONDS = 1.0  # how often the scheduler looks for deadlines whose job was lost
+LEAD_SECONDS = 0.2  # how long before its deadline a deadline job is handed to a worker
 RECONCILE_SECONDS = 5  # how often one of the workers looks for running games whose deadlines were never scheduled
 RECONCILE_LOCK = "naipes:deadlines:reconcile"
 
 
 class DeadlineRegistry(ScheduledJobRegistry):
-    """RQ's scheduled-job registry, handing out a deadline job at its
-    millisecond rather than at the start of its second.  (RQ scores jobs in
-    whole seconds: a job would otherwise reach a worker up to a second early
-    and have to wait there, holding up the jobs behind it.)"""
+    """RQ's scheduled-job registry, handing out a deadline job LEAD_SECONDS
+    before its millisecond rather than at the start of its second.  RQ scores
+    jobs in whole seconds: a job would otherwise reach a worker up to a
+    second early and wait there, holding up the jobs behind it; handed out
+    just before its time, it waits at most LEAD_SECONDS (plus a poll) and is
+    on the worker when its deadline comes."""
 
     clock = staticmethod(time.time)
 
     def get_jobs_to_schedule(self, timestamp: int | None = None, chunk_size: int = 1000) -> list[str]:
-        now = self.clock()
-        rows = self.connection.zrangebyscore(self.key, 0, int(now), start=0, num=chunk_size, withscores=True)
-        return [job for job, score in ((raw.decode(), score) for raw, score in rows) if due_at(job, score) <= now]
+        horizon = self.clock() + LEAD_SECONDS
+        rows = self.connection.zrangebyscore(self.key, 0, int(horizon), start=0, num=chunk_size, withscores=True)
+        return [job for job, score in ((raw.decode(), score) for raw, score in rows) if due_at(job, score) <= horizon]
 
 
 class NaipesScheduler(RQScheduler):
