@@ -35,10 +35,10 @@ def service() -> Naipes:
 def enforce_deadline(game_id: str, version: int, seat: int, deadline: float) -> bool:
     """Time the seat out if the game still stands at ``version``.
 
-    The scheduler hands the job out at its deadline (``DeadlineRegistry``);
-    one that still arrives early (another scheduler's clock, say) waits for
-    the deadline if it is near, and is scheduled again at it if not: a seat
-    is never timed out before its time.
+    The scheduler hands the job out just before its deadline
+    (``DeadlineRegistry``) and the job waits for it; one that arrives more
+    than a second early (another scheduler's clock, say) is scheduled again
+    at its deadline: a seat is never timed out before its time.
     """
     early = deadline - time.time()
     if early > 1.0:

@@ -22,8 +22,8 @@ log = logging.getLogger("naipes.worker")
 
 
 # How often the scheduler looks for due jobs.  RQ's scheduler polls once a
-# second and scores jobs in whole seconds; polling more often lets a deadline
-# job start at the beginning of its second and wait only for its own moment.
+# second and scores jobs in whole seconds; polling more often, with
+# DeadlineRegistry, hands a deadline job out just before its own moment.
 POLL_SECONDS = float(os.environ.get("NAIPES_SCHEDULER_POLL", "0.1"))
 SWEEP_SECONDS = 1.0  # how often the scheduler looks for deadlines whose job was lost
 LEAD_SECONDS = 0.2  # how long before its deadline a deadline job is handed to a worker
@@ -93,7 +93,7 @@ WATCH_SECONDS = 1.0  # how often a worker looks after the scheduler
 class NaipesWorker(SimpleWorker):
     """RQ's in-process worker (no fork per job) with the faster-polling scheduler.
 
-    Two changes to RQ's defaults keep deadlines on time through faults:
+    Three changes to RQ's defaults keep deadlines on time through faults:
 
     * after losing Redis the worker tries again every second (RQ doubles
       the wait up to a minute, so a Redis restart of a few seconds could
