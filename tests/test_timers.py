@@ -139,6 +139,10 @@ def test_a_deadline_job_is_handed_out_just_before_its_millisecond_not_at_the_sta
     assert next_second not in registry.get_jobs_to_schedule()
     registry.clock = lambda: 1001.0 - LEAD_SECONDS + 0.01
     assert next_second in registry.get_jobs_to_schedule()
+    redis_client.zadd(registry.key, {"a-retry": 1001})  # other jobs keep RQ's whole seconds: none goes early
+    assert "a-retry" not in registry.get_jobs_to_schedule()
+    registry.clock = lambda: 1001.0
+    assert "a-retry" in registry.get_jobs_to_schedule()
     redis_client.delete(registry.key)
 
 

@@ -42,9 +42,18 @@ class DeadlineRegistry(ScheduledJobRegistry):
     clock = staticmethod(time.time)
 
     def get_jobs_to_schedule(self, timestamp: int | None = None, chunk_size: int = 1000) -> list[str]:
-        horizon = self.clock() + LEAD_SECONDS
-        rows = self.connection.zrangebyscore(self.key, 0, int(horizon), start=0, num=chunk_size, withscores=True)
-        return [job for job, score in ((raw.decode(), score) for raw, score in rows) if due_at(job, score) <= horizon]
+        now = self.clock()
+        rows = self.connection.zrangebyscore(self.key, 0, int(now + LEAD_SECONDS), start=0, num=chunk_size,
+                                             withscores=True)
+        due = []
+        for raw, score in rows:
+            job = raw.decode()
+            if job.startswith("deadline-"):
+                if due_at(job, score) <= now + LEAD_SECONDS:
+                    due.append(job)
+            elif score <= now:  # other jobs (retries, tournaments, webhooks) keep RQ's whole seconds
+                due.append(job)
+        return due
 
 
 class NaipesScheduler(RQScheduler):
