@@ -116,8 +116,8 @@ def test_out_of_turn_and_illegal_moves_name_the_rule(client, integrator):
     theirs = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(tok)).get_json()["moves"][0]
     body = problem(client.post(f"/games/{g['id']}/moves", json=theirs, headers=bearer(tokens(g)[idle])), 409)
     assert body["rule"] == "not-your-turn"
-    # a card nobody holds: 422 naming the rule in the play phase; during a revolution decision (about one
-    # deal in 70 with first_deal_revolution) any play is out of phase, 409 "wrong-phase"
+    # a card nobody holds: 422 naming the rule in the play phase; during a revolution decision (which some
+    # first deals lead to with first_deal_revolution) any play is out of phase, 409 "wrong-phase"
     in_play = theirs["type"] == "play"
     body = problem(client.post(f"/games/{g['id']}/moves", json={"type": "play", "cards": [99]},
                                headers=bearer(tok)), 422 if in_play else 409)

@@ -96,7 +96,7 @@ class NaipesScheduler(RQScheduler):
             time.sleep(POLL_SECONDS)
 
 
-WATCH_SECONDS = 1.0  # how often a worker looks after the scheduler
+WATCH_SECONDS = 1.0  # how often a worker looks after its scheduler
 
 
 class NaipesWorker(SimpleWorker):
@@ -107,36 +107,60 @@ class NaipesWorker(SimpleWorker):
     * after losing Redis the worker tries again every second (RQ doubles
       the wait up to a minute, so a Redis restart of a few seconds could
       leave due deadlines waiting for many more);
-    * a watchdog thread looks every second whether this worker's scheduler
-      runs; if it does not, it frees the lock of a scheduler that died
-      (:func:`recover_scheduler_lock`) and takes the lock itself when free.
-      So when the worker holding the scheduler is killed, another running
-      worker takes over within seconds, instead of at RQ's maintenance ten
-      minutes later;
-    * every RECONCILE_SECONDS one worker schedules the deadlines of running
-      games that have none pending (:func:`service.timers.reconcile`).
+    * at every heartbeat (each second) the worker looks whether its
+      scheduler runs; if it does not, it frees the lock of a scheduler that
+      died (:func:`recover_scheduler_lock`) and takes the lock itself when
+      free.  So when the worker holding the scheduler is killed, another
+      running worker takes over within seconds, instead of at RQ's
+      maintenance ten minutes later;
+    * every RECONCILE_SECONDS one worker schedules, on a thread of its own,
+      the deadlines of running games that have none pending
+      (:func:`service.timers.reconcile`).
     """
 
     max_connection_wait_time = 1.0
 
+    @property
+    def dequeue_timeout(self) -> int:
+        # wait for jobs a second at a time, so that the heartbeat between two waits can look after the
+        # scheduler (RQ waits about seven minutes)
+        return 1
+
+    def heartbeat(self, *args, **kwargs):
+        result = super().heartbeat(*args, **kwargs)
+        if time.monotonic() - getattr(self, "_last_look", 0.0) >= WATCH_SECONDS:
+            self._last_look = time.monotonic()
+            self._look_after_scheduler()
+        return result
+
+    def _look_after_scheduler(self) -> None:
+        """Start this worker's scheduler when none runs (a dead one's lock is
+        freed first).  On the main thread: the scheduler is a forked process,
+        and forking while another thread holds a lock could leave the child
+        stuck on it."""
+        scheduler = getattr(self, "scheduler", None)
+        if scheduler is None or self._stop_requested or self._shutdown_requested_date is not None:
+            return
+        process = scheduler._process
+        if process is not None and process.is_alive():
+            return
+        try:
+            recover_scheduler_lock(self.connection)
+            scheduler.acquire_locks(auto_start=True)
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+            pass  # Redis is away; the next heartbeat looks again
+
     def _watch_scheduler(self, done: threading.Event) -> None:
-        next_reconcile = time.monotonic() + RECONCILE_SECONDS
-        while not done.wait(WATCH_SECONDS):
-            scheduler = self.scheduler
-            if self._stop_requested or scheduler is None:
+        """The reconcile pass, on its own thread (it may read many games)."""
+        while not done.wait(RECONCILE_SECONDS):
+            if self._stop_requested:
                 continue
             try:
-                process = scheduler._process
-                if process is None or not process.is_alive():
-                    recover_scheduler_lock(self.connection)
-                    scheduler.acquire_locks(auto_start=True)
-                if time.monotonic() >= next_reconcile:
-                    next_reconcile = time.monotonic() + RECONCILE_SECONDS
-                    self._reconcile()
+                self._reconcile()
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
-                pass  # Redis is away; the next look tries again
-            except Exception:  # noqa: BLE001 - the watchdog must outlive any one failure
-                log.exception("could not look after the scheduler")
+                pass  # Redis is away; the next pass tries again
+            except Exception:  # noqa: BLE001 - the thread must outlive any one failure
+                log.exception("could not reconcile the deadlines")
 
     def _reconcile(self) -> None:
         """One worker at a time: schedule the deadlines a move stored but never scheduled."""
@@ -167,12 +191,12 @@ class NaipesWorker(SimpleWorker):
         if not burst and getattr(self, "_watchdog", None) is None:
             self._watch_done = threading.Event()
             self._watchdog = threading.Thread(target=self._watch_scheduler, args=(self._watch_done,),
-                                              name="scheduler-watchdog", daemon=True)
+                                              name="deadline-reconciler", daemon=True)
             self._watchdog.start()
 
     def teardown(self):
         watchdog = getattr(self, "_watchdog", None)
-        if watchdog is not None:  # first stop looking after the scheduler, then stop it
+        if watchdog is not None:  # first stop the reconcile thread, then the scheduler
             self._watch_done.set()
             watchdog.join(5.0)
         super().teardown()
