@@ -325,7 +325,8 @@ class Tournaments:
             pipe.hsetnx(games, field, dumps({"id": secrets.token_hex(8), "reserved": True}))
             pipe.hget(games, field)
             record = loads(pipe.execute()[1])
-            self.redis.hset(GAMES, record["id"], f"{tid} {rnd['round']} {tb['table']}")
+        # (again after a crash: the process that reserved the id may have died before this line)
+        self.redis.hset(GAMES, record["id"], f"{tid} {rnd['round']} {tb['table']}")
         extra = {"deal_seed": rnd["deal_seed"]} if rnd.get("deal_seed") else {}
         created = self.naipes.create_game(state["game"], tb["players"], state["options"], game_id=record["id"],
                                           **extra)
