@@ -44,6 +44,23 @@ def job_id(game_id: str, version: int, seat: int | str, deadline: float) -> str:
     return f"deadline-{int(deadline * 1000) % 1000:03d}-{game_id}-{version}-{seat}"
 
 
+def deadline_jobs(game_id: str, table: dict) -> list[tuple[int, float, str]]:
+    """(seat, deadline, job id) of every running clock of a table."""
+    return [(int(seat), entry["deadline"], job_id(game_id, table["version"], seat, entry["deadline"]))
+            for seat, entry in (table.get("clock") or {}).items() if entry.get("deadline") is not None]
+
+
+def enqueue_deadline(queue: Queue, game_id: str, version: int, seat: int, deadline: float, job: str, *,
+                     at: float | None = None, pipeline=None) -> None:
+    """The job that enforces one deadline: scheduled ``at`` a time, or queued now when ``at`` is None."""
+    args = ("workers.jobs.enforce_deadline", game_id, version, seat, deadline)
+    kwargs = {"job_id": job, "result_ttl": 60, "failure_ttl": 24 * 3600, "pipeline": pipeline}
+    if at is None:
+        queue.enqueue(*args, **kwargs)
+    else:
+        queue.enqueue_at(datetime.fromtimestamp(at, timezone.utc), *args, **kwargs)
+
+
 def parse_job_id(job: str) -> tuple[str, int, int] | None:
     """(game id, version, seat) of a deadline job id, or None."""
     if not job.startswith("deadline-"):
@@ -73,8 +90,7 @@ def sweep_deadlines(connection, now: float) -> list[str]:
         if not connection.set(f"{DEADLINES}:swept:{job}", "1", nx=True, ex=SWEEP_AGAIN):
             continue  # enqueued again a moment ago
         game_id, version, seat = parsed
-        queue.enqueue("workers.jobs.enforce_deadline", game_id, version, seat, deadline,
-                      job_id=f"{job}-swept-{int(now)}", result_ttl=60, failure_ttl=24 * 3600)
+        enqueue_deadline(queue, game_id, version, seat, deadline, f"{job}-swept-{int(now)}")
         again.append(job)
     return again
 
@@ -100,8 +116,7 @@ def reconcile(service: Naipes) -> list[str]:
         if tables.outcome(table) is not None:
             service.redis.srem(RUNNING_TIMED, game_id)
             continue
-        jobs = [job_id(game_id, table["version"], seat, entry["deadline"])
-                for seat, entry in (table.get("clock") or {}).items() if entry.get("deadline") is not None]
+        jobs = [job for _seat, _deadline, job in deadline_jobs(game_id, table)]
         if not jobs:
             continue
         pipe = service.queue_redis.pipeline(transaction=False)
@@ -131,24 +146,12 @@ def attach_scheduler(service: Naipes) -> None:
         if not old_clock and not new_clock:
             return
         pipe = service.queue_redis.pipeline(transaction=False)
-        for seat, entry in old_clock.items():
-            if entry.get("deadline") is None:
-                continue
-            stale = job_id(game_id, old["version"], seat, entry["deadline"])
+        for _seat, _deadline, stale in deadline_jobs(game_id, old) if old_clock else ():
             pipe.zrem(registry.key, stale)
             pipe.zrem(DEADLINES, stale)
             pipe.delete(Job.key_for(stale))
-        for seat, entry in new_clock.items():
-            deadline = entry.get("deadline")
-            if deadline is None:
-                continue
-            job = job_id(game_id, new["version"], seat, deadline)
-            queue.enqueue_at(
-                datetime.fromtimestamp(deadline, timezone.utc),
-                "workers.jobs.enforce_deadline",
-                game_id, new["version"], int(seat), deadline,
-                job_id=job, result_ttl=60, failure_ttl=24 * 3600, pipeline=pipe,
-            )
+        for seat, deadline, job in deadline_jobs(game_id, new):
+            enqueue_deadline(queue, game_id, new["version"], seat, deadline, job, at=deadline, pipeline=pipe)
             pipe.zadd(DEADLINES, {job: deadline})
         pipe.execute()
 

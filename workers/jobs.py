@@ -42,16 +42,12 @@ def enforce_deadline(game_id: str, version: int, seat: int, deadline: float) -> 
     """
     early = deadline - time.time()
     if early > 1.0:
-        from datetime import datetime, timezone
-
         from rq import Queue
 
-        from service.timers import TIMERS, job_id
+        from service.timers import TIMERS, enqueue_deadline, job_id
 
-        Queue(TIMERS, connection=service().queue_redis).enqueue_at(
-            datetime.fromtimestamp(deadline, timezone.utc), "workers.jobs.enforce_deadline", game_id, version, seat,
-            deadline, job_id=job_id(game_id, version, seat, deadline) + "-again", result_ttl=60,
-            failure_ttl=24 * 3600)
+        enqueue_deadline(Queue(TIMERS, connection=service().queue_redis), game_id, version, seat, deadline,
+                         job_id(game_id, version, seat, deadline) + "-again", at=deadline)
         return False
     if early > 0:
         time.sleep(early)
