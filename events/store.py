@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 import redis
 
-from .envelope import GENESIS, dumps, loads
+from .envelope import GENESIS, dumps, loads, verify_chain
 
 IDEMPOTENCY_TTL = 24 * 3600
 # Stream entry ids are 64-bit: no version can be above this, and Redis refuses
@@ -146,6 +146,22 @@ class EventStore:
             if len(chunk) < batch:
                 return
             after = chunk[-1]["version"]
+
+    def checked_log(self, stream_id: str) -> tuple[list[dict], int, str, dict]:
+        """The whole log, the head (version, hash) and the chain's check
+        (:func:`~events.envelope.verify_chain`).  The head is read first and
+        the events up to it, so an append landing meanwhile is not taken for
+        a gap; a log that ends before its head is broken at the first
+        missing version.  An empty list: no such stream."""
+        head_version, head_hash = self.head(stream_id)
+        envs = list(self.iter_all(stream_id, until=head_version)) if head_version else []
+        if not envs:
+            return [], head_version, head_hash, {}
+        check = verify_chain(envs)
+        if check["ok"] and (check["head"] != head_hash or envs[-1]["version"] != head_version):
+            check = {**check, "ok": False, "broken_at": envs[-1]["version"] + 1,
+                     "reason": "the log ends before the recorded head (events were removed from the end)"}
+        return envs, head_version, head_hash, check
 
     def wait(self, game_id: str, after: int, timeout_ms: int) -> bool:
         """Block up to ``timeout_ms`` until an event newer than ``after`` exists."""

@@ -22,7 +22,7 @@ from cachetools import LRUCache
 from domain import registry
 from domain import table as tables
 from domain.base import REVIEWER, SPECTATOR, RuleViolation
-from events.envelope import GENESIS, dumps, loads, now_iso, seal_batch, verify_chain, for_viewer
+from events.envelope import GENESIS, dumps, loads, now_iso, seal_batch, for_viewer
 from events.store import EventStore, VersionConflict
 
 from .access import KeyStore
@@ -215,8 +215,7 @@ class Naipes:
                            rules=module.RULES_VERSION)
         table = tables.fold(envs)
         envs, table = self._settle(game_id, envs, table, stamp)
-        tokens = [f"st_{secrets.token_urlsafe(24)}" for _ in players]
-        self.store.set_tokens(game_id, {token_hash(t): i for i, t in enumerate(tokens)}, replace=given)
+        seats = self._new_tokens(game_id, list(players), replace=given)
         try:
             self._commit(game_id, None, table, envs)
         except VersionConflict:
@@ -224,24 +223,23 @@ class Naipes:
                 raise
             return self._reissue(game_id)  # created meanwhile by another attempt with this id
         self._index(game_id, table, created=True)
-        return {
-            "id": game_id,
-            "game": game_type,
-            "version": table["version"],
-            "seats": [{"seat": i, "player": p, "token": t} for i, (p, t) in enumerate(zip(players, tokens))],
-        }
+        return {"id": game_id, "game": game_type, "version": table["version"], "seats": seats}
+
+    def _new_tokens(self, game_id: str, players: list[str], *, replace: bool) -> list[dict]:
+        """A fresh token for every seat, stored hashed (``replace``: the game's earlier ones stop working)."""
+        tokens = [f"st_{secrets.token_urlsafe(24)}" for _ in players]
+        self.store.set_tokens(game_id, {token_hash(t): i for i, t in enumerate(tokens)}, replace=replace)
+        if replace:
+            with self._lock:
+                self._auth.pop(game_id, None)
+        return [{"seat": i, "player": p, "token": t} for i, (p, t) in enumerate(zip(players, tokens))]
 
     def _reissue(self, game_id: str) -> dict:
         """New seat tokens for an existing game (whose first ones were never handed out)."""
         table = self.table(game_id, fresh=True)
-        players = _players(table)
-        tokens = [f"st_{secrets.token_urlsafe(24)}" for _ in players]
-        self.store.set_tokens(game_id, {token_hash(t): i for i, t in enumerate(tokens)}, replace=True)
-        with self._lock:
-            self._auth.pop(game_id, None)
+        seats = self._new_tokens(game_id, _players(table), replace=True)
         self._index(game_id, table, created=True)
-        return {"id": game_id, "game": table["game"], "version": table["version"],
-                "seats": [{"seat": i, "player": p, "token": t} for i, (p, t) in enumerate(zip(players, tokens))]}
+        return {"id": game_id, "game": table["game"], "version": table["version"], "seats": seats}
 
     def _index(self, game_id: str, table: dict, created: bool = False) -> None:
         info = {"id": game_id, "game": table["game"], "status": "finished" if _finished(table) else "active", "created_at": table["created_at"], "updated_at": table["updated_at"],
@@ -705,28 +703,20 @@ class Naipes:
         if self.store.exists(game_id):
             raise ProblemError(409, "Game exists", f"game '{game_id}' is already in this store", "game-exists")
         table = tables.fold(envs)
-        players = _players(table)
-        tokens = [f"st_{secrets.token_urlsafe(24)}" for _ in players]
         try:
             self.store.append(game_id, 0, envs, snapshot=dumps(table))
         except VersionConflict:
             raise ProblemError(409, "Game exists", f"game '{game_id}' is already in this store",
                                "game-exists") from None
-        self.store.set_tokens(game_id, {token_hash(t): i for i, t in enumerate(tokens)})
+        seats = self._new_tokens(game_id, _players(table), replace=False)
         self._remember(game_id, table)
         self._index(game_id, table, created=True)
-        return {"id": game_id, "game": table["game"], "version": table["version"],
-                "seats": [{"seat": i, "player": p, "token": t} for i, (p, t) in enumerate(zip(players, tokens))]}
+        return {"id": game_id, "game": table["game"], "version": table["version"], "seats": seats}
 
     def audit(self, game_id: str) -> dict:
-        head_version, head_hash = self.store.head(game_id)  # first: a later append is not a gap
-        envs = list(self.store.iter_all(game_id, until=head_version)) if head_version else []
+        envs, head_version, head_hash, check = self.store.checked_log(game_id)
         if not envs:
             raise not_found(game_id)
-        check = verify_chain(envs)
-        if check["ok"] and (check["head"] != head_hash or envs[-1]["version"] != head_version):
-            check = {**check, "ok": False, "broken_at": envs[-1]["version"] + 1,
-                     "reason": "the log ends before the recorded head (events were removed from the end)"}
         review = [{"version": e["version"], "time": e["time"], "actor": e["actor"], "type": e["type"],
                    **{k: v for k, v in e["data"].items() if k in ("action", "reason", "text", "at_version")}}
                   for e in envs if e["type"] in tables.REVIEW_EVENTS]
