@@ -1,13 +1,17 @@
 """Cripple Mr Onion (base game and the optional modifiers #0-#11) as a decider (see ``domain.base``).
 
 Cards are ints 0..103 (see ``domain.onion_hands``).  Money is in chips:
-``sum(bankrolls) + pot`` never changes (every bet, raise, extra bet, bought
-card and auction bid goes straight into the Pot).
+``sum(bankrolls) + pot + sum(front)`` never changes.  Every bet, raise, bought
+card and auction bid goes straight into the Pot; since rules version 3 an
+extra bet lies in front of its player (``front``) until the Dealer or a new
+Dealer matches the extra bets, and goes back to its player when nobody does
+(under rules 1 and 2 it went straight into the Pot).
 
 A round: ``RoundStarted`` (ante + first five) -> ``draw`` -> betting round 1
 (parts 1-3: ``bet_name`` -> ``bet_respond`` -> ``bet_dealer``?) ->
 ``DealerDealt`` -> ``buy``/``extra`` per player -> ``dealer_extra`` ->
 (``offer`` ...) -> betting round 2 (parts 1-2) -> showdown.  A Dealer who folds
+(facing a collective raise or, since rules version 3, unmatched extra bets)
 opens an ``auction``.  Readings are in ``docs/rules/onion.md``.  With any
 modifier switched on the Showdown becomes a sequence of duels with
 declarations (see the "modifiers" section at the end of this module).
@@ -22,9 +26,12 @@ from domain.base import committed, match_ended, seat_parts, settle_options, chec
 
 GAME_ID = "onion"
 TITLE = "Cripple Mr Onion"
-RULES_VERSION = "2"
+RULES_VERSION = "3"
 # rules versions whose logs this module folds exactly as they were played
-FOLDS_RULES = ("1",)
+FOLDS_RULES = ("1", "2")
+# the rules version of a state that records none: states folded before the
+# version was recorded in the state, which were all of version 1 or 2
+_UNRECORDED_RULES = "2"
 # events after which the deal in play is over and its commitment is revealed
 HAND_OVER_EVENTS = ("RoundEnded", "MatchEnded")
 MIN_PLAYERS = 2
@@ -127,6 +134,22 @@ def _Out(state: dict) -> Outbox:
     return _Box(state, evolve)
 
 
+def _rules(state: dict) -> str:
+    """The rules version the game started under (recorded from its events)."""
+    return state.get("rules", _UNRECORDED_RULES)
+
+
+def _bets_in_front(state: dict) -> bool:
+    """Rules 3 on: extra bets lie in front of their players until matched, and
+    a Dealer facing unmatched extra bets may fold."""
+    return _rules(state) not in ("1", "2")
+
+
+def _front(state: dict) -> list[int]:
+    """Chips lying in front of each seat: its extra bet, not yet matched."""
+    return state.get("front") or [0] * len(state["players"])
+
+
 # ----------------------------------------------------------------------- state
 
 
@@ -138,12 +161,14 @@ def initial_state(players: list[str], options: dict | None) -> dict:
     chips = opts["bankroll"] * opts["stake"]
     return {
         "game": GAME_ID,
+        "rules": RULES_VERSION,  # the version the game started under: set again from its events
         "players": players,
         "options": opts,
         "phase": "created",
         "round_no": 0,
         "bankrolls": [chips] * n,
         "pot": 0,
+        "front": [0] * n,  # unmatched extra bets lying in front of each seat (rules 3 on)
         "total": chips * n,
         "dealer": 0,
         "seating": [],  # seats dealt into this round, in seat order
@@ -247,11 +272,37 @@ def _ev_folded(state: dict, ev: dict) -> dict:
     return st
 
 
+def _to_front(st: dict, seat: int, chips: int) -> None:
+    """An extra bet leaves the bankroll and lies in front of its player."""
+    b = list(st["bankrolls"])
+    b[seat] -= chips
+    st["bankrolls"] = b
+    front = list(_front(st))
+    front[seat] += chips
+    st["front"] = front
+
+
+def _pool(st: dict, pooled: dict | None) -> None:
+    """The extra bets named in ``pooled`` (str(seat) -> chips) go from in front of their players into the Pot."""
+    if not pooled:
+        return
+    front = list(_front(st))
+    for seat, chips in pooled.items():
+        front[int(seat)] -= chips
+        st["pot"] = st["pot"] + chips
+    st["front"] = front
+
+
 def _ev_paid(state: dict, ev: dict) -> dict:
-    """BetNamed, Matched, RaiseMatched, ExtraBet, ExtraMatched: chips into the Pot."""
+    """BetNamed, Matched, RaiseMatched, ExtraBet, ExtraMatched: chips into the Pot
+    (an extra bet with ``front``: in front of its player; ``pooled``: the extra bets
+    in front of the players go into the Pot)."""
     d = ev["data"]
     st = dict(state)
     _pay(st, state, d["seat"], d["paid"])
+    if d.get("front"):
+        _to_front(st, d["seat"], d["front"])
+    _pool(st, d.get("pooled"))
     if ev["type"] == "BetNamed":
         st["betting"] = {**state["betting"], "bet": d["amount"], "raises": {}}
     elif ev["type"] == "Matched" and d.get("raise"):
@@ -312,6 +363,7 @@ def _ev_dealer_changed(state: dict, ev: dict) -> dict:
     d = ev["data"]
     st = dict(state)
     _pay(st, state, d["dealer"], d["paid"])
+    _pool(st, d.get("pooled"))
     st["dealer"] = d["dealer"]
     st["order"] = list(d["order"])
     st["auction"] = None
@@ -333,7 +385,8 @@ def _ev_simple(state: dict, ev: dict) -> dict:
 def _ev_auction_opened(state: dict, ev: dict) -> dict:
     d = ev["data"]
     st = dict(state)
-    st["auction"] = {"active": list(d["active"]), "bids": {}, "high": 0, "leader": None}
+    st["auction"] = {"active": list(d["active"]), "bids": {}, "high": 0, "leader": None,
+                     **({"after": d["after"]} if "after" in d else {})}
     _goto(st, d)
     return st
 
@@ -360,6 +413,10 @@ def _ev_round_ended(state: dict, ev: dict) -> dict:
         b[d["winner"]] += d["amount"]
         st["pot"] = state["pot"] - d["amount"]
         st["dealer"] = d["winner"]
+    if "returned" in d:  # unmatched extra bets go back to their players
+        for seat, chips in d["returned"].items():
+            b[int(seat)] += chips
+        st["front"] = [0] * len(state["players"])
     st["bankrolls"] = b
     st["carry"] = d["winner"] is None
     st["discards"] = state["discards"] + sum(len(h) for h in state["hands"])
@@ -403,6 +460,9 @@ def evolve(state: dict, ev: dict) -> dict:
     if fn is None:
         raise ValueError(f"onion: unknown event type {ev['type']!r}")
     st = fn(state, ev)
+    rules = ev.get("rules")  # an envelope names the rules version of its game
+    if rules is not None and st.get("rules") != rules:
+        st = {**st, "rules": rules}
     if st.get("mods") is not None and ev["type"] in _MOD_AFTER:
         st = _MOD_AFTER[ev["type"]](st, ev)
     return st
@@ -451,9 +511,12 @@ def _start_round(out: _Out, seed: int) -> None:
 
 def _end_round(out: _Out, command: dict, winner: int | None, showdown: dict | None, reason: str) -> None:
     st = out.state
+    returned = {}
+    if _bets_in_front(st):  # extra bets nobody matched go back to their players
+        returned = {"returned": {str(s): c for s, c in enumerate(_front(st)) if c}}
     out.emit(event("RoundEnded", {
         "round": st["round_no"], "winner": winner, "amount": st["pot"] if winner is not None else 0,
-        "reason": reason, "showdown": showdown, "order": list(st["order"]),
+        "reason": reason, "showdown": showdown, "order": list(st["order"]), **returned,
     }))
     st = out.state
     stake = st["options"]["stake"]
@@ -629,10 +692,13 @@ def _d_respond(state: dict, command: dict) -> list[dict]:
     return out.events
 
 
-def _open_auction(out: _Out, command: dict) -> None:
+def _open_auction(out: _Out, command: dict, after: str | None = None) -> None:
+    """``after``: "extra_bets" when the Dealer folded facing unmatched extra bets
+    (the new Dealer then faces them in turn)."""
     st = out.state
     active = _live(st)  # the old Dealer has folded: Elder to Younger still in
-    out.emit(event("AuctionOpened", {"active": active, "to": {"phase": "auction", "turn": active[0]}}))
+    out.emit(event("AuctionOpened", {"active": active, "to": {"phase": "auction", "turn": active[0]},
+                                     **({"after": after} if after else {})}))
 
 
 def _d_dealer_raise(state: dict, command: dict) -> list[dict]:
@@ -685,6 +751,10 @@ def _d_auction(state: dict, command: dict) -> list[dict]:
         _end_round(out, command, None, None, "no-dealer")
         return out.events
     order = _rotate(state["seating"], leader)
+    if a.get("after") == "extra_bets":  # the new Dealer faces the extra bets the old one refused
+        out.emit(event("DealerChanged", {"dealer": leader, "order": order, "how": "auction", "paid": 0,
+                                         "to": {"phase": "dealer_extra", "turn": leader}}))
+        return out.events
     out.emit(event("DealerChanged", {"dealer": leader, "order": order, "how": "auction", "paid": 0}))
     if not _lone_winner(out, command):
         _close_part(out, command)
@@ -717,12 +787,31 @@ def _d_extra(state: dict, command: dict) -> list[dict]:
     seat = _acting(state, command, ("extra",))
     amount = _amount(command, "amount", 0, min(_cap(state), state["bankrolls"][seat]), "extra bet")
     out = _Out(state)
+    if _bets_in_front(state):  # on the table in front of the player until matched
+        out.emit(event("ExtraBet", {"seat": seat, "amount": amount, "paid": 0, "front": amount,
+                                    "to": _after_buyer(out, seat)}))
+        return out.events
     out.emit(event("ExtraBet", {"seat": seat, "amount": amount, "paid": amount, "to": _after_buyer(out, seat)}))
     return out.events
 
 
 def _extra_owed(state: dict, seat: int) -> int:
     return sum(v for k, v in state["extra"].items() if int(k) != seat and int(k) in state["in_round"])
+
+
+def _pooled(state: dict) -> dict:
+    """Rules 3 on: the extra bets lying in front of the players, all of which go into
+    the Pot when the extra bets are matched ({} under rules 1 and 2)."""
+    if not _bets_in_front(state):
+        return {}
+    chips = {str(s): c for s, c in enumerate(_front(state)) if c}
+    return {"pooled": chips} if chips else {}
+
+
+def _dealer_may_fold_extra(state: dict, seat: int) -> bool:
+    """Rules 3 on: a Dealer facing extra bets (totalling more than 0) may fold instead of
+    matching them or giving the Dealership away."""
+    return _bets_in_front(state) and _extra_owed(state, seat) > 0
 
 
 def _d_dealer_extra(state: dict, command: dict) -> list[dict]:
@@ -732,8 +821,16 @@ def _d_dealer_extra(state: dict, command: dict) -> list[dict]:
         owed = _extra_owed(state, seat)
         if state["bankrolls"][seat] < owed:
             raise RuleViolation("cannot-cover", f"you cannot cover the extra bets ({owed}): pass the Dealership")
-        out.emit(event("ExtraMatched", {"seat": seat, "amount": owed, "paid": owed,
+        out.emit(event("ExtraMatched", {"seat": seat, "amount": owed, "paid": owed, **_pooled(state),
                                         "to": _open_part(state, 2, 1)}))
+        return out.events
+    if command["type"] == "fold":
+        if not _dealer_may_fold_extra(state, seat):
+            raise RuleViolation("nothing-to-fold-to", "the extra bets total 0: match them (it costs nothing) "
+                                "or pass the Dealership")
+        out.emit(event("Folded", {"seat": seat, "reason": "dealer-declined-extra"}))
+        if not _lone_winner(out, command):
+            _open_auction(out, command, "extra_bets")
         return out.events
     elder = _after_dealer(state)[0]
     out.emit(event("DealershipPassed", {"seat": seat, "to": {"phase": "offer", "turn": elder}}))
@@ -750,7 +847,7 @@ def _d_offer(state: dict, command: dict) -> list[dict]:
         order = _rotate(state["seating"], seat)
         st2 = dict(state, order=order)
         out.emit(event("DealerChanged", {"dealer": seat, "order": order, "how": "accepted", "paid": owed,
-                                         "to": _open_part(st2, 2, 1)}))
+                                         **_pooled(state), "to": _open_part(st2, 2, 1)}))
         return out.events
     nxt = _next_in(_after_dealer(state), seat)
     if nxt is None:
@@ -796,6 +893,8 @@ def decide(state: dict, command: dict) -> list[dict]:
             return _d_dealer_raise(state, command)
         if phase == "bet_respond":
             return _d_respond(state, command)
+        if phase == "dealer_extra" and kind == "fold" and _bets_in_front(state):
+            return _d_dealer_extra(state, command)
         require_seat(command)
         raise RuleViolation("not-your-turn", f"there is nothing to {kind} now", "turn")
     fn = _DECIDERS[kind]
@@ -854,7 +953,8 @@ def _base_legal_moves(state: dict, seat: int) -> list[dict]:
         return [{"type": "extra_bet", "amount": a} for a in _amounts(stake, min(cap, money))]
     if phase == "dealer_extra":
         ok = money >= _extra_owed(state, seat)
-        return ([{"type": "match_extra"}] if ok else []) + [{"type": "pass_dealership"}]
+        fold = [{"type": "fold"}] if _dealer_may_fold_extra(state, seat) else []
+        return ([{"type": "match_extra"}] if ok else []) + [{"type": "pass_dealership"}] + fold
     if phase == "offer":
         ok = money >= _extra_owed(state, seat)
         return ([{"type": "accept_dealership"}] if ok else []) + [{"type": "decline_dealership"}]
@@ -903,7 +1003,7 @@ def _base_view(state: dict, viewer: Any) -> dict:
     a = state["auction"]
     v: dict[str, Any] = {
         "game": GAME_ID,
-        "rules_version": RULES_VERSION,
+        "rules_version": _rules(state),
         "phase": state["phase"],
         "round_no": state["round_no"],
         "rounds_total": state["options"]["rounds"],
@@ -924,6 +1024,7 @@ def _base_view(state: dict, viewer: Any) -> dict:
         "betting": None if b is None else {**b, "raises": dict(b["raises"])},
         "bought": state["bought"] if state["phase"] == "buy" else 0,
         "extra": dict(state["extra"]),
+        "in_front": list(_front(state)),
         "offer": None if state["offer"] is None else dict(state["offer"]),
         "auction": None if a is None else {**a, "active": list(a["active"]), "bids": dict(a["bids"])},
         "carry": state["carry"],

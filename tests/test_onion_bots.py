@@ -4,8 +4,11 @@
 broke and cannot cover bets.  Bots pick a move uniformly among ``legal_moves``;
 every command carries a seed from the match's own generator.
 
-Checked throughout: money is conserved (sum of bankrolls + Pot, seed 002
-"Pot"), the 104 cards are conserved (deck + hands + discards), no bankroll
+Checked throughout: money is conserved (sum of bankrolls + Pot + the extra
+bets lying in front of the players, seed 002 "Pot" and "directly in front of
+the player"), extra bets lie in front of their players until matched, then all
+go into the Pot, and go back to their players when the round ends unmatched
+(see ``extra_bets_checker``), the 104 cards are conserved (deck + hands + discards), no bankroll
 goes negative, every round ends within a bounded number of moves, the fold is
 pure and JSON-safe, re-folding the log gives the same state, ``timeout_move``
 is among ``legal_moves``, and a seat not on turn is refused.
@@ -31,6 +34,48 @@ def cards_in_play(st: dict) -> int:
     return len(st["deck"]) + sum(len(h) for h in st["hands"]) + st["discards"]
 
 
+def extra_bets_checker(total: int, seen: Counter):
+    """Seed 002, extra bets (rules 3): a check to run after every event.  Money is conserved
+    counting the chips in front of the players; an extra bet lies in front of its player (not in
+    the Pot) until matched; matching puts every one of them into the Pot; a round ending unmatched
+    gives each back to its player; the public view shows them."""
+    placed: dict[str, int] = {}
+    matched = False
+
+    def check(before: dict, st: dict, ev: dict) -> None:
+        nonlocal matched
+        front = st["front"]
+        assert sum(st["bankrolls"]) + st["pot"] + sum(front) == total
+        t, d = ev["type"], ev["data"]
+        if t in ("ExtraBet", "DealershipPassed", "Folded"):
+            assert O.view(st, "spectator")["in_front"] == front
+        if t == "RoundStarted":
+            placed.clear()
+            matched = False
+            assert front == [0] * len(front)
+        elif t == "ExtraBet":
+            s = d["seat"]
+            assert st["pot"] == before["pot"] and front[s] == d["amount"]
+            assert st["bankrolls"][s] == before["bankrolls"][s] - d["amount"]
+            if d["amount"]:
+                placed[str(s)] = d["amount"]
+        elif t == "ExtraMatched" or (t == "DealerChanged" and d["how"] == "accepted"):
+            assert d.get("pooled", {}) == placed and front == [0] * len(front)
+            assert st["pot"] == before["pot"] + d["paid"] + sum(placed.values())
+            matched = True
+            seen["extra-bets-pooled"] += bool(placed)
+        elif t == "RoundEnded":
+            assert d["returned"] == ({} if matched else placed) and front == [0] * len(front)
+            for s, chips in d["returned"].items():
+                won = d["amount"] if d["winner"] == int(s) else 0
+                assert st["bankrolls"][int(s)] == before["bankrolls"][int(s)] + chips + won
+            seen["extra-bets-returned"] += bool(d["returned"])
+        else:
+            assert front == before["front"]
+
+    return check
+
+
 def play_match(index: int, seen: Counter, stubborn: bool = False) -> None:
     r = random.Random(7919 * index + 3)
     n = 2 + index % 6 if index % 7 else 7
@@ -41,14 +86,15 @@ def play_match(index: int, seen: Counter, stubborn: bool = False) -> None:
     st = st0
     log: list[dict] = []
     moves = 0
+    extra_bets = extra_bets_checker(total, seen)
 
     def apply(events):
         nonlocal st, moves
         for ev in events:
-            st = O.evolve(st, ev)
+            before, st = st, O.evolve(st, ev)
             log.append(ev)
             seen[ev["type"]] += 1
-            assert sum(st["bankrolls"]) + st["pot"] == total
+            extra_bets(before, st, ev)
             assert min(st["bankrolls"]) >= 0
             if st["phase"] not in ("between_rounds", "finished", "created"):
                 assert cards_in_play(st) == 104
@@ -58,6 +104,9 @@ def play_match(index: int, seen: Counter, stubborn: bool = False) -> None:
                 moves = 0
             if ev["type"] == "RoundEnded":
                 seen["reason-" + ev["data"]["reason"]] += 1
+            if ev["type"] in ("Folded", "DealerChanged", "AuctionOpened"):
+                seen[ev["type"] + "-" + str(ev["data"].get("reason") or ev["data"].get("how") or
+                                            ev["data"].get("after"))] += 1
 
     apply(O.decide(st, {"type": "start", "seat": None, "seed": r.getrandbits(63)}))
     while O.outcome(st) is None:
@@ -96,7 +145,10 @@ def test_random_bot_matches(chunk):
     assert seen["matches"] == per
     for t in ("RoundStarted", "Discarded", "BetNamed", "Matched", "RaiseMatched", "Folded", "AuctionOpened",
               "Bid", "DealerDealt", "Bought", "Stood", "ExtraBet", "ExtraMatched", "DealershipPassed",
-              "DealerChanged", "RoundEnded", "MatchEnded", "reason-showdown", "reason-last-player-in"):
+              "DealerChanged", "RoundEnded", "MatchEnded", "reason-showdown", "reason-last-player-in",
+              "reason-dealership-refused", "reason-no-dealer", "Folded-dealer-declined-extra",
+              "AuctionOpened-extra_bets", "DealerChanged-accepted", "DealerChanged-auction",
+              "extra-bets-pooled", "extra-bets-returned"):
         assert seen[t] > 0, t
 
 

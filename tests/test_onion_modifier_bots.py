@@ -4,7 +4,9 @@ At least 1,000 complete rounds, 2 to 7 players.  Bots pick uniformly among
 ``legal_moves`` (declarations included); most are "stubborn" (they never fold
 when they may stay in) so that most rounds reach the Showdown, where the
 modifiers are played.  Checked after every event: money is conserved (seed 002
-"Pot"), the 104 cards are conserved (deck + hands + discards; replaced modifier
+"Pot"; the extra bets lying in front of the players count, and go into the Pot
+when matched or back to their players when not: see
+``test_onion_bots.extra_bets_checker``), the 104 cards are conserved (deck + hands + discards; replaced modifier
 cards are counted with the discards), no bankroll goes negative, public event
 data names only disclosed cards, the state survives JSON.  Checked per move:
 ``timeout_move`` is legal, a seat not on turn is refused.  Per match: every
@@ -23,6 +25,8 @@ import pytest
 from domain import onion as O
 from domain import onion_hands as H
 from domain.base import RuleViolation
+
+from .test_onion_bots import extra_bets_checker
 
 ALL_ON = {name: True for name, _ in O.MODIFIERS}
 MIN_ROUNDS = 1000
@@ -65,14 +69,15 @@ def play_match(index: int, seen: Counter) -> int:
     log: list[dict] = []
     moves = 0
     rounds = 0
+    extra_bets = extra_bets_checker(total, seen)
 
     def apply(events):
         nonlocal st, moves, rounds
         for ev in events:
-            st = O.evolve(st, ev)
+            before, st = st, O.evolve(st, ev)
             log.append(ev)
             seen[ev["type"]] += 1
-            assert sum(st["bankrolls"]) + st["pot"] == total
+            extra_bets(before, st, ev)
             assert min(st["bankrolls"]) >= 0
             if st["phase"] not in ("between_rounds", "finished", "created"):
                 held = [c for h in st["hands"] for c in h]
@@ -142,5 +147,6 @@ def test_random_rounds_with_all_modifiers(chunk):
     assert seen["reason-showdown"] > rounds // 3
     for t in ("Declared", "ReplacementChosen", "HandShown", "Compared", "DuelEnded", "Ready", "ShowdownOpened",
               "declared-lady", "declared-atuin", "declared-death", "declared-archchancellor", "declared-fool",
-              "declared-sender", "null-eights-played", "how-value", "how-conceded"):
+              "declared-sender", "null-eights-played", "how-value", "how-conceded", "extra-bets-pooled",
+              "extra-bets-returned"):
         assert seen[t] > 0, (t, dict(seen))

@@ -7,6 +7,7 @@ docs/rules/onion.md).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -300,3 +301,185 @@ def test_garbage_commands_raise_rule_violations_only():
             O.decide(st, cmd)
         except RuleViolation as e:
             assert e.kind in ("turn", "invalid", "illegal") and e.rule
+
+
+# ------------------------------------------------------------ extra bets in front of their players (rules 3)
+
+
+def in_front(st):
+    return O.view(st, "spectator")["in_front"]
+
+
+def test_unmatched_extra_bets_lie_in_front_and_go_back():
+    """Seed 002: the extra bet is placed "on the face up cards, or on the table ... directly in front
+    of the player"; only when the Dealer matches are "all extra bets ... placed in the Pot as well".
+    When the Dealership goes full circle nobody matched them: the Pot (without them) carries over and
+    each extra bet goes back to its player."""
+    base = to_buy(started(4))
+    pot, banks = base["pot"], list(base["bankrolls"])
+    st = finish_buying(base, {1: 10, 2: 20, 3: 0})  # every player stands: nothing bought
+    assert st["phase"] == "dealer_extra"
+    assert st["pot"] == pot and in_front(st) == [0, 10, 20, 0]
+    assert st["bankrolls"] == [banks[0], banks[1] - 10, banks[2] - 20, banks[3]]
+    assert sum(st["bankrolls"]) + st["pot"] + sum(in_front(st)) == 2000
+    st = act(st, 0, type="pass_dealership")
+    st = act(st, 1, type="decline_dealership")
+    st = act(st, 2, type="decline_dealership")
+    st = act(st, 3, type="decline_dealership", seed=4)
+    assert st["last_round"]["reason"] == "dealership-refused"
+    assert st["last_round"]["returned"] == {"1": 10, "2": 20}
+    assert st["round_no"] == 2 and st["pot"] == pot and in_front(st) == [0, 0, 0, 0]
+    assert st["bankrolls"] == banks and st["order"][0] == 0
+
+
+def test_matched_extra_bets_go_into_the_pot():
+    """Seed 002: "If the Dealer decides to match the total amount of the extra bets made, by placing
+    the total value in the Pot, all extra bets are placed in the Pot as well"; the Elder who accepts
+    the Dealership matches the others' extra bets, its own "being lost to the Pot without reclaim"."""
+    base = to_buy(started(4))
+    pot = base["pot"]
+    st = finish_buying(base, {1: 10, 2: 20, 3: 0})
+    assert st["pot"] == pot and in_front(st) == [0, 10, 20, 0]
+    matched = act(st, 0, type="match_extra")
+    assert matched["pot"] == pot + 30 + 30 and in_front(matched) == [0, 0, 0, 0]
+    assert matched["bankrolls"][0] == st["bankrolls"][0] - 30
+    st = act(st, 0, type="pass_dealership")
+    accepted = act(st, 1, type="accept_dealership")
+    assert accepted["order"][0] == 1 and accepted["bankrolls"][1] == st["bankrolls"][1] - 20
+    assert accepted["pot"] == pot + 20 + 30 and in_front(accepted) == [0, 0, 0, 0]
+
+
+def test_dealer_facing_extra_bets_may_fold_and_the_dealership_is_auctioned():
+    """Seed 002: "If the extra bets are not matched, the Dealer may give the Dealership to the Elder
+    WITHOUT being required to fold": folding stays open to the Dealer, and then "the Dealership is
+    auctioned". Reading: the new Dealer faces the same extra bets (match, pass or fold)."""
+    st = finish_buying(to_buy(started(4)), {1: 10, 2: 20, 3: 0})
+    assert {"type": "fold"} in O.legal_moves(st, 0)
+    pot = st["pot"]
+    st = act(st, 0, type="fold")
+    assert 0 not in st["in_round"] and st["phase"] == "auction" and st["turn"] == 1
+    st = act(st, 1, type="decline_bid")
+    st = act(st, 2, type="bid", amount=10)
+    st = act(st, 3, type="decline_bid")
+    assert st["order"][0] == 2 and st["phase"] == "dealer_extra" and st["turn"] == 2
+    assert in_front(st) == [0, 10, 20, 0] and st["pot"] == pot + 10
+    assert {"type": "fold"} in O.legal_moves(st, 2)
+    before = st["bankrolls"][2]
+    st = act(st, 2, type="match_extra")  # the others' 10; its own 20 goes into the Pot too
+    assert st["bankrolls"][2] == before - 10 and st["pot"] == pot + 10 + 10 + 30
+    assert in_front(st) == [0, 0, 0, 0] and st["phase"] == "bet_name" and st["turn"] == 2
+    assert sum(st["bankrolls"]) + st["pot"] == 2000
+
+
+def test_dealer_folds_facing_extra_bets_nobody_bids():
+    """Seed 002: after a Dealer's fold, "If nobody wishes to be the new Dealer, all the players fold,
+    the Pot becomes the ante for the next round, the old Dealer stays as Dealer"; the extra bets were
+    never matched and go back to their players."""
+    base = to_buy(started(3))
+    pot, banks = base["pot"], list(base["bankrolls"])
+    st = finish_buying(base, {1: 10, 2: 20})
+    st = act(st, 0, type="fold")
+    st = act(st, 1, type="decline_bid")
+    st = act(st, 2, type="decline_bid", seed=5)
+    assert st["last_round"]["reason"] == "no-dealer" and st["last_round"]["returned"] == {"1": 10, "2": 20}
+    assert st["round_no"] == 2 and st["pot"] == pot and st["bankrolls"] == banks and st["order"][0] == 0
+
+
+def test_dealer_folds_facing_extra_bets_with_one_player_left():
+    """Reading (docs): when all players but one have folded, that player takes the Pot at once; its
+    unmatched extra bet goes back to it."""
+    base = to_buy(started(2))
+    pot, banks = base["pot"], list(base["bankrolls"])
+    st = finish_buying(base, {1: 20})
+    st = act(st, 0, type="fold", seed=6)
+    assert st["last_round"]["reason"] == "last-player-in" and st["last_round"]["winner"] == 1
+    assert st["last_round"]["amount"] == pot and st["last_round"]["returned"] == {"1": 20}
+    assert st["bankrolls"][1] == banks[1] + pot - 10  # its extra bet back, the Pot won, the next ante
+
+
+def test_dealer_cannot_fold_when_the_extra_bets_are_all_zero():
+    """Reading (docs): with extra bets totalling 0 there is nothing to refuse: the Dealer matches
+    (for nothing) or passes the Dealership, and may not fold."""
+    st = finish_buying(to_buy(started(3)), {1: 0, 2: 0})
+    assert {"type": "fold"} not in O.legal_moves(st, 0)
+    with pytest.raises(RuleViolation) as e:
+        act(st, 0, type="fold")
+    assert e.value.rule == "nothing-to-fold-to"
+
+
+# ------------------------------------------------------------------ logs written under earlier rules
+
+FIXTURES = sorted(Path(__file__).parent.glob("fixtures/onion_rules_v*/*.jsonl"))
+
+
+def test_fixtures_of_every_earlier_rules_version_are_present():
+    """Every rules version this module still folds has a game recorded under it."""
+    versions = {json.loads(p.read_text().splitlines()[0])["rules_version"] for p in FIXTURES}
+    assert versions == set(O.FOLDS_RULES)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_old_logs_fold_as_they_were_played(path):
+    """A game exported under rules 1 or 2 still verifies and folds to its recorded outcome: its
+    unmatched extra bets stayed in the Pot and were carried over (the old reading), and every round
+    starts from the bankrolls the old code dealt it. The fold knows the rules it plays under."""
+    from domain import table as tables
+    from service.verify import verify_export
+
+    lines = path.read_bytes().splitlines()
+    report = verify_export(lines)
+    assert report["ok"], report["problems"]
+    header, envs = report["header"], report["events"]
+    assert header["rules_version"] in O.FOLDS_RULES
+    assert report["outcome"] == header["outcome"]
+    table = None
+    refused_with_extras = 0
+    for env in envs:
+        if env["type"] == "RoundStarted" and table["state"]["phase"] != "created":
+            st, d = table["state"], env["data"]
+            ante = [d["ante"] if s in d["seating"] else 0 for s in range(len(st["players"]))]
+            assert [b - a for b, a in zip(st["bankrolls"], ante)] == d["bankrolls"]
+            assert st["pot"] + sum(ante) == d["pot"]
+        if env["type"] == "RoundEnded" and env["data"]["reason"] == "dealership-refused":
+            st = table["state"]
+            pot, extras = st["pot"], sum(st["extra"].values())
+            refused_with_extras += extras > 0
+        table = tables.evolve(table, env)
+        st = table["state"]
+        if env["type"] != "GameCreated":  # the game's own events name its rules
+            assert st["rules"] == header["rules_version"]
+        assert sum(st["bankrolls"]) + st["pot"] == st["total"] and in_front(st) == [0] * len(st["players"])
+        if env["type"] == "RoundEnded" and env["data"]["reason"] == "dealership-refused":
+            assert "returned" not in env["data"] and st["pot"] == pot  # the extra bets stay in the Pot
+    assert refused_with_extras, "the fixture holds a round whose extra bets went unmatched"
+    assert tables.outcome(table) == header["outcome"]
+    assert O.view(table["state"], "spectator")["rules_version"] == header["rules_version"]
+
+
+def test_a_game_under_rules_2_keeps_them():
+    """A game started under rules 2 goes on under them: its extra bets go straight into the Pot and
+    its Dealer facing them matches or passes the Dealership, nothing else."""
+    def fold2(st, events):
+        return fold(st, [{**e, "rules": "2"} for e in events])
+
+    def act2(st, seat, seed=0, **fields):
+        return fold2(st, O.decide(st, {**fields, "seat": seat, "seed": seed}))
+
+    st = O.initial_state(NAMES[:3], {"stake": 10})
+    st = fold2(st, O.decide(st, {"type": "start", "seat": None, "seed": 1}))
+    assert st["rules"] == "2"
+    while st["phase"] != "buy":
+        st = act2(st, st["turn"], **O.timeout_move(st, st["turn"]))
+    pot = st["pot"]
+    while st["phase"] != "dealer_extra":  # everyone stands; extra bets of 10 and 20
+        s = st["turn"]
+        st = act2(st, s, type="extra_bet", amount=10 * s) if st["phase"] == "extra" else act2(st, s, type="stand")
+    assert st["phase"] == "dealer_extra" and st["pot"] == pot + 30 and in_front(st) == [0, 0, 0]
+    assert O.legal_moves(st, 0) == [{"type": "match_extra"}, {"type": "pass_dealership"}]
+    with pytest.raises(RuleViolation):
+        act2(st, 0, type="fold")
+    st = act2(st, 0, type="pass_dealership")
+    st = act2(st, 1, type="decline_dealership")
+    st = act2(st, 2, type="decline_dealership", seed=2)
+    assert st["last_round"]["reason"] == "dealership-refused" and "returned" not in st["last_round"]
+    assert st["pot"] == pot + 30
