@@ -11,8 +11,9 @@ numbers: the seat after ``s`` is ``s + 1`` (its right-hand neighbour).  Mano is
 the seat after the dealer; the deal passes to the mano.
 
 Phases: ``created`` -> per round ``first_auction`` -> (``gegen``) ->
-``second_auction`` -> (``raise`` / ``gut_selbst``) -> (``rauber_choice``) ->
-(``exchange``) -> ``play`` -> next round ... -> ``finished``.
+``second_auction`` (skipped after a Gegensolo) -> (``raise`` / ``gut_selbst``)
+-> (``rauber_choice``) -> (``exchange``) -> ``play`` -> next round ... ->
+``finished``.
 
 The blind (``blind``) and the Legage (``legage``) are secret: the deal puts the
 blind in the private part ``"nobody"`` (no seat receives it); the Legage is in
@@ -29,8 +30,12 @@ from domain.base import committed, match_ended, seat_parts, settle_options, chec
 
 GAME_ID = "cego"
 TITLE = "Cego"
-RULES_VERSION = "1"
-# rules versions whose logs this module folds exactly as they were played
+RULES_VERSION = "2"
+# rules versions whose logs this module folds exactly as they were played; the
+# state records the version its game was started under (``rules``) and the
+# rules below branch on it where version 2 changed them (see docs/rules/cego.md):
+# no Piccolo or Bettel after a Solo, each Zwei Verschiedene shown suit leads one
+# of the first two tricks, the Legage counts for the challenger without a trick.
 FOLDS_RULES = ("1",)
 # events after which the deal in play is over and its commitment is revealed
 HAND_OVER_EVENTS = ("RoundScored", "MatchEnded")
@@ -176,7 +181,7 @@ def initial_state(players: list[str], options: dict | None) -> dict:
     opts = settle_options(OPTIONS, options)
     n = len(players)
     return {
-        "game": GAME_ID, "players": players, "options": opts, "phase": "created",
+        "game": GAME_ID, "rules": RULES_VERSION, "players": players, "options": opts, "phase": "created",
         "round_no": 0, "rounds_total": int(opts["rounds"]), "draws": [], "dealer": None,
         "active": [], "sitting_out": None, "hands": [[] for _ in range(n)], "blind": [], "blind_taken": False,
         "legage": [], "auction": [], "speakers": [], "contract": None, "gegensolo": None, "soloist": None,
@@ -185,6 +190,11 @@ def initial_state(players: list[str], options: dict | None) -> dict:
         "won": [[] for _ in range(n)], "trick_winners": [], "last_trick": None,
         "balances": [0] * n, "last_round": None, "outcome": None,
     }
+
+
+def rules_of(state: dict) -> str:
+    """The rules version the game was started under (a state without it predates versions: "1")."""
+    return state.get("rules", "1")
 
 
 def active_after(state: dict, seat: int) -> int:
@@ -328,7 +338,11 @@ def evolve(state: dict, ev: dict) -> dict:
     fn = _EVOLVERS.get(ev["type"])
     if fn is None:
         raise ValueError(f"cego: unknown event type {ev['type']!r}")
-    return fn(state, ev)
+    st = fn(state, ev)
+    rules = ev.get("rules")  # an envelope names the rules version of its game
+    if rules is not None and rules != rules_of(st):
+        st = dict(st, rules=rules)
+    return st
 
 
 def _Out(state: dict) -> Outbox:
@@ -464,8 +478,13 @@ def _d_call(state: dict, command: dict) -> list[dict]:
         else:
             _called(out, seat, call, phase="second_auction", speakers=list(state["active"]))
     elif phase == "gegen":
-        if call == "gegensolo":
+        if call == "gegensolo" and rules_of(state) == "1":
             _called(out, seat, call, phase="second_auction", speakers=_ring_from(state, seat, True), gegensolo=seat)
+        elif call == "gegensolo":
+            # a Solo was declared: no Piccolo or Bettel; the Gegensolo player declares Cego
+            _called(out, seat, call, phase="second_auction", speakers=[], gegensolo=seat)
+            _called(out, seat, "cego", phase="raise", speakers=_ring_from(state, seat, False),
+                    contract={"game": "cego", "challenger": seat, "gegensolo": True})
         elif rest:
             _called(out, seat, call, phase="gegen", speakers=rest)
         else:
@@ -582,10 +601,10 @@ def playable(state: dict, seat: int) -> list[int]:
     trick = state["trick"]
     con = state["contract"]
     if not trick:
-        if seat == con["challenger"] and state["shown_left"] and state["trick_no"] < len(state["shown"]):
+        if seat == con["challenger"] and state["trick_no"] < len(state["shown"]):
             if con["game"] == "pagat":
-                return [1]
-            suits = {suit(c) for c in state["shown_left"]}
+                return [1] if 1 in hand else list(hand)
+            suits = _shown_suits_to_lead(state)
             lead = [c for c in hand if not is_trump(c) and suit(c) in suits]
             if lead:
                 return lead
@@ -595,6 +614,24 @@ def playable(state: dict, seat: int) -> list[int]:
         return [c for c in hand if is_trump(c)] or list(hand)
     same = [c for c in hand if not is_trump(c) and suit(c) == suit(led)]
     return same or [c for c in hand if is_trump(c)] or list(hand)
+
+
+def _shown_suits_to_lead(state: dict) -> set[int]:
+    """The suits the challenger's lead may take while shown cards bind its leads.
+
+    Each shown card, or another card of its suit, leads one of the first
+    tricks: a suit already led in an earlier of those tricks is used up (Zwei
+    Verschiedene's two suits lead one trick each).  Rules "1" asked only for the
+    suit of a shown card still in hand.
+    """
+    if rules_of(state) == "1":
+        return {suit(c) for c in state["shown_left"]} if state["shown_left"] else set()
+    suits = [suit(c) for c in state["shown"]]
+    if state["trick_no"] >= 1 and state["last_trick"] is not None:
+        led = suit(state["last_trick"]["cards"][0][1])  # the challenger led the first trick
+        if led in suits:
+            suits.remove(led)
+    return set(suits)
 
 
 def trick_winner(state: dict, trick: list) -> tuple[int, int]:
@@ -629,8 +666,13 @@ def _d_play(state: dict, command: dict) -> list[dict]:
     legal = playable(state, seat)
     if card not in legal:
         if not state["trick"]:
+            if state["contract"]["game"] == "pagat":
+                now = "trump 1"
+            else:
+                now = "a card of " + " or ".join(SUITS[x] for x in sorted(_shown_suits_to_lead(state)))
             raise RuleViolation("must-lead-shown", "the challenger must lead the shown card(s) or a card of their "
-                                "suit in the first trick(s) (Pagat: trump 1 opens the first trick)")
+                                "suit in the first trick(s), each shown card (or its suit) one of them "
+                                f"(Pagat: trump 1 opens the first trick); lead {now} now")
         raise RuleViolation("must-follow", "follow the suit led; without it play a trump; on a trump lead play a "
                             "trump if you can")
     out = _Out(state)
@@ -692,7 +734,9 @@ def score_round(state: dict) -> dict:
         aside = state["blind"] if game == "solo" else state["legage"]
         mine = list(state["won"][ch])
         theirs = [c for s in range(n) if s != ch for c in state["won"][s]]
-        if state["tricks_won"][ch] >= 1:
+        # the blind of a Solo needs a trick won; the Legage of the Cego games counts always (rules "1": a trick)
+        to_challenger = state["tricks_won"][ch] >= 1 or (game != "solo" and rules_of(state) != "1")
+        if to_challenger:
             mine += aside
         else:
             theirs += aside
@@ -700,7 +744,7 @@ def score_round(state: dict) -> dict:
         won = cp >= 40
         f = factor(con, won)
         amt = ((cp if won else dp) - 39) * f
-        res.update(challenger_points=cp, defender_points=dp, factor=f, aside_to_challenger=state["tricks_won"][ch] >= 1)
+        res.update(challenger_points=cp, defender_points=dp, factor=f, aside_to_challenger=to_challenger)
     for s in part:
         if s != ch:
             pay[s] -= amt if won else -amt
@@ -809,7 +853,7 @@ def view(state: dict, viewer: Any) -> dict:
     is_seat = viewer_is_seat(state, viewer)
     con = state["contract"]
     v: dict[str, Any] = {
-        "game": GAME_ID, "rules_version": RULES_VERSION, "phase": state["phase"],
+        "game": GAME_ID, "rules_version": rules_of(state), "phase": state["phase"],
         "round_no": state["round_no"], "rounds_total": state["rounds_total"],
         "players": list(state["players"]), "options": dict(state["options"]),
         "dealer_draw": [list(p) for p in state["draws"]], "dealer": state["dealer"],

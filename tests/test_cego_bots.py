@@ -8,6 +8,11 @@ points of both sides sum to 79 (78 with 51 cards, see docs) where the contract
 counts points, payments and balances sum to zero, every round ends, the fold
 is pure (re-folding the log gives an equal state, states survive JSON), views
 of seats and spectators show no hidden card, and ``timeout_move`` is legal.
+Cego games (Cego to Pagat): payments sum to zero in every round, each participant
+but the challenger paying or receiving the same amount; the challenger counts its
+Legage whether or not it took a trick; after a Gegensolo nobody plays Piccolo or
+Bettel (the Gegensolo player declares Cego); in Zwei Verschiedene the first two
+leads are one of each shown suit.
 """
 
 from __future__ import annotations
@@ -71,15 +76,23 @@ def play_match(index: int, seen: Counter) -> None:
     st = st0
     log: list[dict] = []
     deck: list[int] = []
+    this_round: dict = {}
 
     def apply(events):
-        nonlocal st, deck
+        nonlocal st, deck, this_round
         for ev in events:
             before = st
             st = C.evolve(st, ev)
             log.append(ev)
             seen[ev["type"]] += 1
+            if ev["type"] == "Called" and ev["data"]["call"] == "gegensolo":
+                this_round["gegensolo"] = ev["data"]["seat"]
+            if ev["type"] == "Played" and not before["trick"] and before["trick_no"] < 2 \
+                    and before["contract"]["game"] == "zwei_verschiedene":
+                assert ev["data"]["seat"] == before["contract"]["challenger"]
+                this_round.setdefault("leads", []).append(C.suit(ev["data"]["card"]))
             if ev["type"] == "RoundDealt":
+                this_round = {}
                 deck = sorted(C.deck_for(len(st["active"])))
                 assert len(deck) == (54 if len(st["active"]) == 4 else 51)
                 assert len(st["blind"]) == (10 if len(deck) == 54 else 12)
@@ -91,6 +104,21 @@ def play_match(index: int, seen: Counter) -> None:
                     total = 79 if len(before["active"]) == 4 else 78
                     assert d["challenger_points"] + d["defender_points"] == total
                     assert d["challenger_won"] == (d["challenger_points"] >= 40)
+                if d["game"] in C.LEVELS:
+                    ch = d["challenger"]
+                    part = list(before["active"]) + [s for s in [before["sitting_out"]] if s is not None]
+                    sign = 1 if d["challenger_won"] else -1
+                    assert sum(d["payments"]) == 0 and d["payments"][ch] == sign * d["amount"] * (len(part) - 1)
+                    assert all(d["payments"][s] == -sign * d["amount"] for s in part if s != ch)
+                    assert d["challenger_points"] == C.count_points(before["won"][ch] + before["legage"])
+                    if d["tricks_won"][ch] == 0:
+                        seen["legage-without-a-trick"] += 1
+                if "gegensolo" in this_round:
+                    assert d["game"] not in ("piccolo", "bettel")
+                    assert any(a["seat"] == this_round["gegensolo"] and a["call"] == "cego" for a in before["auction"])
+                    seen["gegensolo-then-" + d["game"]] += 1
+                if d["game"] == "zwei_verschiedene":
+                    assert sorted(this_round["leads"]) == sorted(C.suit(c) for c in before["shown"])
                 assert json.loads(json.dumps(st)) == st
             elif st["phase"] in ("first_auction", "gegen", "second_auction", "raise", "gut_selbst",
                                  "rauber_choice", "exchange", "play"):
@@ -134,5 +162,6 @@ def test_random_bot_matches(chunk):
         play_match(i, seen)
     assert seen["matches"] == per
     for t in ("game-solo", "game-ulti", "game-piccolo", "game-bettel", "game-cego", "game-eine",
-              "game-rauber", "game-eine_leere", "game-zwei_leere", "game-zwei_verschiedene", "game-pagat", "Exchanged", "TrickTaken", "MatchEnded"):
+              "game-rauber", "game-eine_leere", "game-zwei_leere", "game-zwei_verschiedene", "game-pagat", "Exchanged", "TrickTaken", "MatchEnded",
+              "legage-without-a-trick", "gegensolo-then-cego"):
         assert seen[t] > 0, t

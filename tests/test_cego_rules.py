@@ -4,11 +4,14 @@ text (seed 003) it checks, or the reading chosen (docs/rules/cego.md)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from domain import cego as C
+from domain import table as tables
 from domain.base import RuleViolation, event
+from service.verify import verify_export
 
 NAMES = ["a", "b", "c", "d", "e"]
 T = lambda n: n  # noqa: E731  trump n
@@ -168,19 +171,33 @@ def test_solo_played_and_paid():
     assert sum(r["payments"]) == 0 and r["blind"] == sorted(blind)
 
 
-def test_gegensolo_leads_to_second_auction_then_cego_factor():
-    """Seed 003, Solo (Gegensolo) + Cego: the challenger of a Solo becomes mano of the second auction, declares
-    Cego if nobody plays Piccolo/Bettel, and Cego then has the Gegensolo factor (2)."""
+def test_gegensolo_player_declares_cego_without_piccolo_or_bettel():
+    """Seed 003, Segunda subasta: "Si no ha habido declaración de Solo en la primera vuelta, se pregunta si alguien
+    quiere Piccolo o Bettel"; Cego: "el mano (o quien declarase Gegensolo en la primera) declarará Cego".  After
+    Solo + Gegensolo nobody is offered Piccolo or Bettel: the Gegensolo player holds Cego at once, the others may
+    raise from its right, and Cego has the Gegensolo factor (2)."""
     hands, blind = four_hands()
     st = dealt(hands, blind)
     st = move(st, 0, type="call", call="solo")
     st = move(st, 1, type="call", call="pass")
     st = move(st, 2, type="call", call="gegensolo")
-    assert st["phase"] == "second_auction" and C.to_act(st) == [2]
-    for s in (2, 3, 0, 1):
+    assert st["phase"] == "raise" and st["gegensolo"] == 2
+    assert st["contract"] == {"game": "cego", "challenger": 2, "gegensolo": True}
+    assert [(a["seat"], a["call"]) for a in st["auction"][-2:]] == [(2, "gegensolo"), (2, "cego")]
+    assert C.to_act(st) == [3] and st["speakers"] == [3, 0, 1]
+    for s in range(4):
+        assert not {m.get("call") for m in C.legal_moves(st, s)} & {"piccolo", "bettel"}
+    rejects(st, {"type": "call", "call": "piccolo", "seat": 3}, "call-not-allowed")
+    rejects(st, {"type": "call", "call": "bettel", "seat": 3}, "call-not-allowed")
+    for s in (3, 0, 1):
         st = move(st, s, type="call", call="pass")
-    assert st["contract"] == {"game": "cego", "challenger": 2, "gegensolo": True} and st["phase"] == "raise"
+    assert st["phase"] == "rauber_choice" and C.to_act(st) == [2]
     assert C.factor(st["contract"], True) == 2
+    # a game started under rules "1" still offered them, as it was played
+    st1 = dict(dealt(hands, blind), rules="1")
+    for s, call in ((0, "solo"), (1, "pass"), (2, "gegensolo")):
+        st1 = move(st1, s, type="call", call=call)
+    assert st1["phase"] == "second_auction" and {"piccolo", "bettel"} <= {m["call"] for m in C.legal_moves(st1, 2)}
 
 
 def to_raise_phase(st):
@@ -332,6 +349,37 @@ def test_zwei_leere_lead_rules():
     assert st["leader"] == 3  # trump 9 beats trump 5
 
 
+def test_zwei_verschiedene_each_shown_suit_leads_one_of_the_first_two_tricks():
+    """Seed 003, Zwei Verschiedene: "Se aplican las mismas condiciones que en Zwei Leere", where the shown cards
+    "deben jugarse en las dos primeras bazas, o bien ser sustituidas por otras del mismo palo".  After a spade
+    substitute leads the first trick, the second is led by the shown club (or a club), not by spades again."""
+    s7, k7 = card(S, 7), card(K, 7)  # the shown 7 of spades and 7 of clubs
+    hands = {0: [s7, k7, card(S, 6), 2], 1: [card(S, 4), 3, 4, 11], 2: [5, 6, 7, 12], 3: [card(S, 5), 8, 9, 13]}
+    st = dealt(hands, [10], dealer=3)
+    st = dict(st, phase="play", contract={"game": "zwei_verschiedene", "challenger": 0, "gegensolo": False},
+              turn=0, leader=0, speakers=[], shown=[s7, k7], shown_left=[s7, k7])
+    assert sorted(C.playable(st, 0)) == sorted([s7, k7, card(S, 6)])
+    for s, c in ((0, card(S, 6)), (1, card(S, 4)), (2, 5), (3, card(S, 5))):  # the 8 of spades stands for the 7
+        st = move(st, s, type="play", card=c)
+    assert st["leader"] == 0 and st["shown_left"] == [s7, k7]
+    assert C.playable(st, 0) == [k7]
+    with pytest.raises(RuleViolation) as info:
+        C.decide(st, {"type": "play", "card": s7, "seat": 0, "seed": 1})
+    assert info.value.rule == "must-lead-shown" and "lead a card of clubs now" in info.value.detail
+    # a game started under rules "1" let spades lead again, as it was played
+    assert sorted(C.playable(dict(st, rules="1"), 0)) == sorted([s7, k7])
+    st = move(st, 0, type="play", card=k7)
+    for s, c in ((1, 3), (2, 6), (3, 8)):
+        st = move(st, s, type="play", card=c)
+    assert st["trick_no"] == 2 and st["leader"] == 3  # trump 8 beat trump 5: seat 3 leads the third trick
+    # the shown card itself leading the first trick leaves the other suit for the second, in both versions
+    st = dict(dealt(hands, [10], dealer=3), phase="play", turn=0, leader=0, speakers=[], shown=[s7, k7],
+              shown_left=[s7, k7], contract={"game": "zwei_verschiedene", "challenger": 0, "gegensolo": False})
+    for s, c in ((0, s7), (1, card(S, 4)), (2, 5), (3, card(S, 5))):
+        st = move(st, s, type="play", card=c)
+    assert C.playable(st, 0) == [k7] == C.playable(dict(st, rules="1"), 0)
+
+
 def test_show_and_automatic_trump_discard():
     """Seed 003, Zwei Leere / Zwei Verschiedene: two shown numerals; the lowest (resp. highest) trump of the blind
     is discarded, shown."""
@@ -361,7 +409,8 @@ def test_garbage_input():
 
 def test_module_face():
     """Interface contract (domain/base.py): names, bounds and options with defaults."""
-    assert C.GAME_ID == "cego" and C.MIN_PLAYERS == 3 and C.MAX_PLAYERS == 5 and C.RULES_VERSION == "1"
+    assert C.GAME_ID == "cego" and C.MIN_PLAYERS == 3 and C.MAX_PLAYERS == 5 and C.RULES_VERSION == "2"
+    assert C.FOLDS_RULES == ("1",)  # logs of rules "1" still fold as played (see test_rules_v1_logs_replay)
     for spec in C.OPTIONS["properties"].values():
         assert "default" in spec and "description" in spec
 
@@ -409,8 +458,9 @@ def expected_payments(st):
         amt = {"ulti": 80, "piccolo": 40, "bettel": 30}[game]
     else:
         aside = st["blind"] if game == "solo" else st["legage"]
-        mine = list(st["won"][ch]) + (list(aside) if st["tricks_won"][ch] else [])
-        theirs = [c for s in range(n) if s != ch for c in st["won"][s]] + ([] if st["tricks_won"][ch] else aside)
+        counted = st["tricks_won"][ch] or game != "solo"  # the blind needs a trick; the Legage counts always
+        mine = list(st["won"][ch]) + (list(aside) if counted else [])
+        theirs = [c for s in range(n) if s != ch for c in st["won"][s]] + ([] if counted else list(aside))
         cp, dp = C.count_points(mine), C.count_points(theirs)
         won = cp >= 40
         if game == "solo":
@@ -650,3 +700,106 @@ def test_five_player_round_dealer_pays_as_defender():
     st = finish(st, highest_but_pagat)
     r = check_paid(st, "ulti", True)
     assert r["payments"] == [320, -80, -80, -80, -80]
+
+
+# ------------------------------------------------------------------ the Legage counts
+
+
+def test_legage_counts_for_a_challenger_without_a_trick():
+    """Seed 003, Cego: "Los descartes que el retador realice al cambiar la mano por la ciega (Legage) se guardan y
+    cuentan en su puntuación final"; Puntuación: "el retador y los defensores cuentan los puntos conseguidos en las
+    bazas y sus cartas guardadas".  The condition "siempre que haya ganado al menos una baza" is the blind's (Solo)
+    only: a Cego challenger who takes no trick still counts its Legage, here 42 points, and wins."""
+    rich = [C.JUGLAR, 21, 1] + [card(s, 0) for s in (D, H, S, K)] + [card(D, 1), card(H, 1)]
+    low = [card(D, 7), card(H, 7), card(D, 6), card(H, 6), card(S, 6), card(K, 6), card(D, 5), card(H, 5), card(S, 5)]
+    st = built({0: rich + [card(S, 7), card(K, 7)]}, blind=low + [card(S, 1)])
+    st = to_raise_phase(st)
+    for s in (1, 2, 3):
+        st = move(st, s, type="call", call="pass")
+    st = move(st, 0, type="call", call="cego")
+    st = move(st, 0, type="keep", cards=[card(S, 7), card(K, 7)])
+    st = move(st, 0, type="discard", cards=[card(S, 1)])  # the queen of spades joins the Legage
+    assert sorted(st["legage"]) == sorted(rich + [card(S, 1)]) and C.count_points(st["legage"]) == 42
+    st = finish(st)
+    r = check_paid(st, "cego", True)
+    assert r["tricks_won"][0] == 0 and r["aside_to_challenger"] is True
+    assert (r["challenger_points"], r["defender_points"], r["amount"]) == (42, 37, 3)
+    assert r["payments"] == [9, -3, -3, -3]
+    # a game started under rules "1" gave the Legage to the defenders, as it was played
+    old = C.score_round(dict(st, rules="1"))
+    assert (old["challenger_points"], old["challenger_won"], old["payments"]) == (0, False, [-120, 40, 40, 40])
+    # the blind of a Solo still needs a trick won
+    solo = C.score_round(dict(st, contract={"game": "solo", "challenger": 0, "gegensolo": False}))
+    assert solo["aside_to_challenger"] is False and solo["challenger_points"] == 0
+
+
+# ------------------------------------------------------------------ logs of earlier rules versions
+
+FIXTURES = sorted((Path(__file__).parent / "fixtures" / "cego_rules_v1").glob("*.jsonl"))
+
+
+def _command(state: dict, env: dict) -> dict:
+    """The seat's move that decided ``env`` (the first event of its batch)."""
+    d, seat = env["data"], int(env["actor"][5:])
+    part = (env.get("private") or {}).get(str(seat), {})
+    if env["type"] == "Called":
+        return {"type": "call", "call": d["call"]}
+    if env["type"] == "Played":
+        return {"type": "play", "card": d["card"]}
+    if d["step"] == "discard":
+        return {"type": "discard", "cards": part["cards"]}
+    if state["contract"]["game"] in ("cego", "eine"):
+        return {"type": "keep", "cards": part["kept"]}
+    return {"type": "show", "cards": d["shown"]}
+
+
+def _replay(envs: list[dict], rules: str | None = None) -> list[str]:
+    """Fold the log, deciding every seat's move again on the state before it (``rules``: read that state as this
+    version instead).  Returns where the decisions differ from the log (nothing when it replays exactly)."""
+    table = tables.fold(envs[:1])
+    i, differences = 1, []
+    while i < len(envs):
+        env = envs[i]
+        if not env["actor"].startswith("seat:"):  # the start, the reveals of the deals
+            table = tables.fold([env], table)
+            i += 1
+            continue
+        seat, command = int(env["actor"][5:]), _command(table["state"], env)
+        # the move's envelopes: what the log's own rules decide for it
+        j = i + len(C.decide(table["state"], {**command, "seat": seat, "seed": 1}))
+        state = table["state"] if rules is None else dict(table["state"], rules=rules)
+        try:
+            if command not in C.legal_moves(state, seat):
+                raise RuleViolation("not-legal", "not among the legal moves")
+            decided = C.decide(state, {**command, "seat": seat, "seed": 1})
+        except RuleViolation as exc:
+            differences.append(f"v{env['version']}: {command} refused ({exc.detail})")
+            decided = []
+        recorded = envs[i:j]
+        if decided and len(decided) != len(recorded):
+            differences.append(f"v{env['version']}: {len(decided)} events decided, {len(recorded)} recorded")
+        for dec, rec in zip(decided, recorded):
+            if dec["type"] != rec["type"] or (dec["type"] != "RoundDealt" and (  # other seeds deal other cards
+                    dec["data"] != rec["data"] or (dec.get("private") or {}) != (rec.get("private") or {}))):
+                differences.append(f"v{rec['version']}: decided {dec['type']} {dec['data']}")
+                break
+        table = tables.fold(recorded, table)  # on with the log as it was written
+        i = j
+    return differences
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_rules_v1_logs_replay(path):
+    """Rules versions (docs/rules/cego.md): a game recorded under rules "1" still verifies, folds to its recorded
+    outcome, and every move of it is decided again exactly as it was, although the same log read under the
+    current rules would go otherwise (each fixture plays a rule that changed)."""
+    lines = path.read_bytes().splitlines()
+    report = verify_export(lines)
+    assert report["ok"], report["problems"]
+    header, envs = report["header"], report["events"]
+    assert header["rules_version"] == "1" and {e.get("rules") for e in envs} == {"1"}
+    table = tables.fold(envs)
+    assert table["state"]["rules"] == "1" and C.view(table["state"], "spectator")["rules_version"] == "1"
+    assert tables.outcome(table) == header["outcome"] and C.outcome(table["state"]) is not None
+    assert _replay(envs) == []
+    assert _replay(envs, rules=C.RULES_VERSION) != []
