@@ -9,9 +9,15 @@ change every hand: ``order`` lists the seats clockwise starting at the Greater
 Dalmuti; position 0 is the Greater Dalmuti, 1 the Lesser Dalmuti, the last the
 Greater Peon, the one before it the Lesser Peon and everybody else a Merchant.
 
-Phases: ``created`` -> (``placing``) -> ``revolution``? -> ``taxes``? ->
+Phases: ``created`` -> (``placing``) -> ``revolution`` -> ``taxes``? ->
 ``play`` -> next hand ... -> ``finished``.  ``between_hands`` exists only
 inside one ``decide`` call (between ``HandEnded`` and ``HandDealt``).
+
+Rules version 2 asks every seat at once after every deal whether it declares
+a revolution, so that nothing public tells who holds both jesters.  Version 1
+asked the holder alone (the seat was named in ``HandDealt``); a game keeps the
+version it started under (``state["rules"]``, taken from the envelopes) and
+its log folds, and its moves are decided, as they were under that version.
 
 The rules as implemented, with every reading chosen, are in
 ``docs/rules/dalmuti.md``.
@@ -19,6 +25,7 @@ The rules as implemented, with every reading chosen, are in
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from itertools import combinations
 from typing import Any
@@ -43,7 +50,7 @@ from domain.base import (
 
 GAME_ID = "dalmuti"
 TITLE = "El Gran Dalmuti"
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 # rules versions whose logs this module folds exactly as they were played
 FOLDS_RULES = ("1",)
 # events after which the deal in play is over and its commitment is revealed
@@ -82,13 +89,14 @@ OPTIONS: dict[str, Any] = {
             "default": True,
             "description": "A player going out scores 1 point per opponent still holding cards; the "
             "match is won on points. When false the match is ranked by the last hand's order of "
-            "going out (points are still computed and reported).",
+            "going out (points are still computed and reported). philanthropic_scoring needs it on.",
         },
         "philanthropic_scoring": {
             "type": "boolean",
             "default": False,
-            "description": "At the end of a hand the Greater Dalmuti scores 1 extra point if its "
-            "Greater Peon climbed, the Lesser Dalmuti 1 if its Lesser Peon climbed.",
+            "description": "An addition to scoring: at the end of a hand the Greater Dalmuti scores "
+            "1 extra point if its Greater Peon climbed, the Lesser Dalmuti 1 if its Lesser Peon climbed. "
+            "Refused together with scoring false (it does not turn scoring on).",
         },
         "merchant_exchange": {
             "type": "boolean",
@@ -103,6 +111,10 @@ OPTIONS: dict[str, Any] = {
             "Merchants, placed by the Greater Dalmuti.",
         },
     },
+    # Seed 004, Puntuación filantrópica: "Además de utilizar las reglas de puntuación anteriores"
+    # (an addition to scoring): with scoring false, philanthropic_scoring must stay false
+    "if": {"properties": {"scoring": {"const": False}}, "required": ["scoring"]},
+    "then": {"properties": {"philanthropic_scoring": {"const": False}}},
 }
 
 ROLES = ("greater_dalmuti", "lesser_dalmuti", "merchant", "lesser_peon", "greater_peon")
@@ -183,6 +195,23 @@ def _Out(state: dict) -> Outbox:
     return Outbox(state, evolve)
 
 
+def _v1(state: dict) -> bool:
+    """Whether the game started under rules version 1 (a state from before
+    versions were recorded in it is one)."""
+    return state.get("rules", "1") == "1"
+
+
+def may_declare(state: dict, seat: int) -> bool:
+    """Rules 2: whether ``seat`` may declare a revolution in this revolution
+    phase: it holds both jesters, and in the first hand's automatic
+    revolution it is the Greater Peon (only a greater revolution is left)."""
+    if state["phase"] != "revolution" or seat not in state["order"]:
+        return False
+    if state["hands"][seat].count(JESTER) != 2:
+        return False
+    return state["revolution"] is None or seat == state["order"][-1]
+
+
 # ----------------------------------------------------------------------- state
 
 
@@ -193,6 +222,7 @@ def initial_state(players: list[str], options: dict | None) -> dict:
     n = len(players)
     return {
         "game": GAME_ID,
+        "rules": RULES_VERSION,  # the rules version the game started under (see evolve)
         "players": players,
         "options": opts,
         "phase": "created",
@@ -204,7 +234,9 @@ def initial_state(players: list[str], options: dict | None) -> dict:
         "deck_size": 0,
         "discards": 0,  # cards played this hand
         "revolution": None,  # {"kind": "revolution"|"greater"|"first_deal", "seat": s|None}
-        "jesters_seat": None,  # seat that may declare a revolution now
+        "jesters_seat": None,  # rules 1: seat that may declare a revolution now
+        "revolution_pending": [],  # rules 2: seats still to answer the revolution question
+        "revolution_answers": {},  # rules 2: str(seat) -> declares (secret until the phase ends)
         "tax_pending": [],  # GD / LD still to choose
         "tax_chosen": {},  # str(seat) -> cards chosen (secret)
         "exchange_seat": None,  # Merchant that may still exchange
@@ -298,7 +330,7 @@ def _ev_hand_dealt(state: dict, ev: dict) -> dict:
     st["deck_size"] = d["deck_size"]
     st["discards"] = 0
     st["revolution"] = {"kind": "first_deal", "seat": None} if d["auto_revolution"] else None
-    st["jesters_seat"] = d["jesters_seat"]
+    st["jesters_seat"] = d.get("jesters_seat")
     st["transfers"] = {}
     st["exchange"] = None
     st["exchange_seat"] = None
@@ -309,7 +341,12 @@ def _ev_hand_dealt(state: dict, ev: dict) -> dict:
     st["turn"] = None
     st["out_order"] = []
     st["hand_points"] = [0] * len(state["players"])
-    if d["jesters_seat"] is not None:
+    if not _v1(state):  # every seat is asked, whoever holds the jesters
+        st["jesters_seat"] = None
+        st["phase"] = "revolution"
+        st["revolution_pending"] = list(d["order"])
+        st["revolution_answers"] = {}
+    elif d["jesters_seat"] is not None:
         st["phase"] = "revolution"
     elif d["auto_revolution"]:
         _enter_play(st)
@@ -318,19 +355,37 @@ def _ev_hand_dealt(state: dict, ev: dict) -> dict:
     return st
 
 
+def _ev_revolution_answered(state: dict, ev: dict) -> dict:
+    seat = ev["data"]["seat"]
+    st = dict(state)
+    st["revolution_pending"] = [s for s in state["revolution_pending"] if s != seat]
+    part = (ev.get("private") or {}).get(str(seat))
+    answers = dict(state["revolution_answers"])
+    answers[str(seat)] = bool(part["declare"]) if part else False
+    st["revolution_answers"] = answers
+    return st
+
+
+def _end_revolution_phase(st: dict) -> None:
+    st["jesters_seat"] = None
+    if "revolution_pending" in st:  # absent from states of rules 1 saved before rules 2
+        st["revolution_pending"] = []
+        st["revolution_answers"] = {}
+
+
 def _ev_revolution_declared(state: dict, ev: dict) -> dict:
     d = ev["data"]
     st = dict(state)
     st["revolution"] = {"kind": "greater" if d["greater"] else "revolution", "seat": d["seat"]}
     st["order"] = list(d["order"])
-    st["jesters_seat"] = None
+    _end_revolution_phase(st)
     _enter_play(st)
     return st
 
 
 def _ev_revolution_declined(state: dict, ev: dict) -> dict:
     st = dict(state)
-    st["jesters_seat"] = None
+    _end_revolution_phase(st)
     if state["revolution"]:
         _enter_play(st)
     else:
@@ -441,6 +496,7 @@ _EVOLVERS = {
     "PlayerJoined": _ev_player_joined,
     "NewcomerPlaced": _ev_newcomer_placed,
     "HandDealt": _ev_hand_dealt,
+    "RevolutionAnswered": _ev_revolution_answered,
     "RevolutionDeclared": _ev_revolution_declared,
     "RevolutionDeclined": _ev_revolution_declined,
     "TaxChosen": _ev_tax_chosen,
@@ -459,6 +515,11 @@ def evolve(state: dict, ev: dict) -> dict:
     fn = _EVOLVERS.get(ev["type"])
     if fn is None:
         raise ValueError(f"dalmuti: unknown event type {ev['type']!r}")
+    # a stored envelope names the rules version its game started under; the
+    # state keeps it so that later decisions follow the same rules
+    rules = ev.get("rules")
+    if rules is not None and rules != state.get("rules"):
+        state = {**state, "rules": rules}
     return fn(state, ev)
 
 
@@ -508,25 +569,20 @@ def _deal(out: _Out, seed: int) -> None:
         sizes[s] = len(h)
     hand_no = st["hand_no"] + 1
     auto = bool(st["options"].get("first_deal_revolution")) and hand_no == 1
-    holder = next((s for s in order if hands[s].count(JESTER) == 2), None)
-    if auto and holder != order[-1]:
-        holder = None  # already a revolution; only a greater one is left to declare
-    out.emit(committed(
-        event(
-            "HandDealt",
-            {
-                "hand": hand_no,
-                "order": list(order),
-                "dealer": order[-1],
-                "deck_size": len(deck),
-                "sizes": sizes,
-                "auto_revolution": auto,
-                "jesters_seat": holder,
-            },
-            {s: {"hand": h} for s, h in hands.items()},
-        ),
-        deck, seed)
-    )
+    data = {
+        "hand": hand_no,
+        "order": list(order),
+        "dealer": order[-1],
+        "deck_size": len(deck),
+        "sizes": sizes,
+        "auto_revolution": auto,
+    }
+    if _v1(st):  # rules 1 named the seat holding both jesters
+        holder = next((s for s in order if hands[s].count(JESTER) == 2), None)
+        if auto and holder != order[-1]:
+            holder = None  # already a revolution; only a greater one is left to declare
+        data["jesters_seat"] = holder
+    out.emit(committed(event("HandDealt", data, {s: {"hand": h} for s, h in hands.items()}), deck, seed))
 
 
 def _finish_hand(out: _Out, command: dict) -> None:
@@ -675,6 +731,8 @@ def _d_place(state: dict, command: dict) -> list[dict]:
 
 
 def _d_revolution(state: dict, command: dict) -> list[dict]:
+    if not _v1(state):
+        return _d_revolution_answer(state, command)
     seat = _seat_in_phase(state, command, "revolution")
     if seat != state["jesters_seat"]:
         raise RuleViolation("not-your-turn", "only the player holding both jesters may declare a revolution", "turn")
@@ -684,6 +742,47 @@ def _d_revolution(state: dict, command: dict) -> list[dict]:
     greater = seat == order[-1]
     new_order = order[::-1] if greater else list(order)
     return [event("RevolutionDeclared", {"seat": seat, "greater": greater, "order": new_order})]
+
+
+def _d_revolution_answer(state: dict, command: dict) -> list[dict]:
+    """Rules 2: every seat answers; the holder of both jesters may declare.
+
+    Every answer is the same public event, ``RevolutionAnswered`` naming the
+    seat, with the choice in the seat's private part beside a salt drawn from
+    the command's seed (the event hash covers the private part: without the
+    salt anyone could hash both possible answers and compare).  When the last
+    seat has answered, one event says what the table decided."""
+    seat = _seat_in_phase(state, command, "revolution")
+    if seat not in state["order"]:
+        raise RuleViolation("not-your-turn", "you take no part in this hand", "turn")
+    if seat not in state["revolution_pending"]:
+        raise RuleViolation("revolution-already-answered", "you have already answered the revolution question",
+                            "turn")
+    declare = command["type"] == "declare_revolution"
+    if declare and not may_declare(state, seat):
+        if state["revolution"] is not None and state["hands"][seat].count(JESTER) == 2:
+            detail = ("this first hand is already a revolution: only a Greater Peon dealt both jesters "
+                      "may declare (a greater revolution)")
+        else:
+            detail = "only a player dealt both jesters may declare a revolution: answer decline_revolution"
+        raise RuleViolation("no-revolution", detail)
+    seed = int_field(command, "seed")
+    salt = hashlib.sha256(f"naipes-revolution-salt:{seed}:{seat}".encode()).hexdigest()[:32]
+    out = _Out(state)
+    out.emit(event("RevolutionAnswered", {"seat": seat}, {seat: {"declare": declare, "salt": salt}}))
+    st = out.state
+    if st["revolution_pending"]:
+        return out.events
+    order = st["order"]
+    declared = [s for s in order if st["revolution_answers"].get(str(s))]
+    if declared:
+        holder = declared[0]  # two jesters: at most one seat can declare
+        greater = holder == order[-1]
+        new_order = order[::-1] if greater else list(order)
+        out.emit(event("RevolutionDeclared", {"seat": holder, "greater": greater, "order": new_order}))
+    else:
+        out.emit(event("RevolutionDeclined", {}))
+    return out.events
 
 
 def _resolve_taxes(out: _Out) -> None:
@@ -875,7 +974,9 @@ def to_act(state: dict) -> list[int]:
             seats.append(state["exchange_seat"])
         return seats
     if phase == "revolution":
-        return [state["jesters_seat"]]
+        if _v1(state):
+            return [state["jesters_seat"]]
+        return list(state["revolution_pending"])
     if phase == "placing":
         return [state["order"][0]]
     return []
@@ -909,7 +1010,9 @@ def legal_moves(state: dict, seat: int) -> list[dict]:
     if phase == "play":
         return _play_moves(hand, state["trick"])
     if phase == "revolution":
-        return [{"type": "declare_revolution"}, {"type": "decline_revolution"}]
+        if _v1(state) or may_declare(state, seat):
+            return [{"type": "declare_revolution"}, {"type": "decline_revolution"}]
+        return [{"type": "decline_revolution"}]
     if phase == "placing":
         merchants = len(order) - 4
         return [
@@ -965,7 +1068,9 @@ def _must(state: dict, seat: int) -> dict | None:
         t = state["trick"]
         return {"action": "play", "leading": False, "count": t["count"], "beat_rank": t["rank"]}
     if phase == "revolution":
-        return {"action": "revolution", "greater": seat == order[-1]}
+        if _v1(state):
+            return {"action": "revolution", "greater": seat == order[-1]}
+        return {"action": "revolution", "greater": seat == order[-1], "may_declare": may_declare(state, seat)}
     if phase == "placing":
         return {"action": "place_newcomer", "newcomers": list(state["newcomers"]), "slots": len(order) - 3}
     if seat in state["tax_pending"]:
@@ -1000,7 +1105,7 @@ def view(state: dict, viewer: Any) -> dict:
     trick = state["trick"]
     v: dict[str, Any] = {
         "game": GAME_ID,
-        "rules_version": RULES_VERSION,
+        "rules_version": state.get("rules", "1"),
         "phase": state["phase"],
         "hand_no": state["hand_no"],
         "hands_total": state["hands_total"],
@@ -1016,7 +1121,7 @@ def view(state: dict, viewer: Any) -> dict:
         "turn": state["turn"] if state["phase"] == "play" else None,
         "to_act": to_act(state),
         "pending": {
-            "revolution": state["jesters_seat"] if state["phase"] == "revolution" else None,
+            "revolution": to_act(state) if state["phase"] == "revolution" else [],
             "taxes": list(state["tax_pending"]) if state["phase"] == "taxes" else [],
             "taxes_chosen": sorted(int(k) for k in state["tax_chosen"]),
             "exchange": state["exchange_seat"],
@@ -1039,10 +1144,13 @@ def view(state: dict, viewer: Any) -> dict:
         v["transfers"] = [dict(t) for t in state["transfers"].get(str(viewer), [])]
         v["must"] = _must(state, viewer)
         v["tax"] = _tax_info(state, viewer)
+        if state["phase"] == "revolution" and not _v1(state):
+            v["revolution_answer"] = state["revolution_answers"].get(str(viewer))
     elif viewer == REVIEWER:
         v["hands"] = [list(h) for h in state["hands"]]
         v["transfers_all"] = {k: [dict(t) for t in ts] for k, ts in state["transfers"].items()}
         v["tax_chosen"] = {k: list(c) for k, c in state["tax_chosen"].items()}
+        v["revolution_answers"] = dict(state.get("revolution_answers") or {})
     return v
 
 

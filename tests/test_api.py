@@ -109,6 +109,10 @@ def test_legal_moves_are_for_seats_and_can_be_posted_as_they_are(client, integra
 
 def test_out_of_turn_and_illegal_moves_name_the_rule(client, integrator):
     g = create(client, integrator, options={"first_deal_revolution": True})
+    # after a deal every seat answers the revolution question at once (docs/rules/dalmuti.md): all decline
+    for s in client.get(f"/games/{g['id']}").get_json()["to_act"]:
+        r = client.post(f"/games/{g['id']}/moves", json={"type": "decline_revolution"}, headers=bearer(tokens(g)[s]))
+        assert r.status_code == 201, r.get_json()
     v = client.get(f"/games/{g['id']}").get_json()
     idle = next(s for s in range(5) if s not in v["to_act"])
     seat, tok, _ = _acting(client, g)

@@ -10,7 +10,12 @@ cards are conserved, the deal and the taxes move the right cards, tricks obey
 count and rank, each hand ends within a bounded number of moves, the next
 order is the order of going out, points follow the scoring rule, the fold is
 pure and states survive a JSON round trip, ``timeout_move`` is always legal,
-and (in every tenth match) every legal move is accepted by ``decide``.
+and (in every tenth match) every legal move is accepted by ``decide``.  The
+revolution question (rules 2) is put to every seat after every deal, every
+answer is the same public event, only the holder of both jesters may
+declare, and the outcome is public only once all have answered.  The options
+drawn are valid under the module's schema (philanthropic scoring only with
+scoring).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import json
 import random
 from collections import Counter
 
+import jsonschema
 import pytest
 
 from domain import dalmuti as D
@@ -27,6 +33,7 @@ from domain.base import RuleViolation
 MATCHES = 1000
 CHUNKS = 10
 MAX_MOVES_PER_HAND = 4000
+OPTIONS_VALIDATOR = jsonschema.validators.validator_for(D.OPTIONS)(D.OPTIONS)
 
 
 def random_setup(r: random.Random) -> tuple[int, dict]:
@@ -40,6 +47,9 @@ def random_setup(r: random.Random) -> tuple[int, dict]:
         "merchant_exchange": r.random() < 0.6,
         "allow_joining": r.random() < 0.25,
     }
+    # Seed 004, Puntuación filantrópica: an addition to scoring (the schema refuses it alone)
+    opts["philanthropic_scoring"] = opts["philanthropic_scoring"] and opts["scoring"]
+    assert not list(OPTIONS_VALIDATOR.iter_errors(opts))
     return n, opts
 
 
@@ -73,9 +83,30 @@ def check_event(before: dict, ev: dict, after: dict, seen: Counter, expect_order
             for i, s in enumerate(order):
                 if s not in expect_order:
                     assert 2 <= i <= n - 3
-        if after["phase"] == "revolution":
-            holder = after["jesters_seat"]
-            assert after["hands"][holder].count(13) == 2
+        # Seed 004, REVOLUCIÓN (rules 2): every seat is asked after every deal; the deal names nobody
+        assert "jesters_seat" not in d
+        assert after["phase"] == "revolution" and D.to_act(after) == order
+        assert after["revolution_answers"] == {}
+    elif t == "RevolutionAnswered":
+        # every answer is the same public event; the choice is private (salted) to the seat
+        seat = d["seat"]
+        assert d == {"seat": seat} and before["phase"] == "revolution" and seat in D.to_act(before)
+        assert set(ev["private"]) == {str(seat)} and set(ev["private"][str(seat)]) == {"declare", "salt"}
+        if ev["private"][str(seat)]["declare"]:
+            assert D.may_declare(before, seat) and before["hands"][seat].count(13) == 2
+        assert seat not in D.to_act(after)
+    elif t in ("RevolutionDeclared", "RevolutionDeclined"):
+        # the table's decision comes once every seat has answered, and only the holder may have declared
+        assert before["phase"] == "revolution" and before["revolution_pending"] == []
+        assert sorted(before["revolution_answers"]) == sorted(str(s) for s in before["order"])
+        declared = [int(k) for k, v in before["revolution_answers"].items() if v]
+        if t == "RevolutionDeclined":
+            assert d == {} and declared == []
+        else:
+            assert declared == [d["seat"]] and before["hands"][d["seat"]].count(13) == 2
+            assert d["greater"] == (d["seat"] == before["order"][-1])
+        assert after["phase"] == "play" or (after["phase"] == "taxes" and t == "RevolutionDeclined"
+                                            and before["revolution"] is None)
     elif t == "TaxesPaid":
         # Seed 004, IMPUESTOS: GP's two best to the GD, GD's chosen two to the GP; LP/LD one card
         order = before["order"]
@@ -232,6 +263,7 @@ def test_random_bot_matches(chunk):
         play_match(i, all_moves=(i % 10 == 0), seen=seen)
     assert seen["matches"] == per
     # the random mix reaches the interesting rules in every chunk
-    for t in ("HandDealt", "TaxesPaid", "MerchantsExchanged", "ExchangeDeclined", "RevolutionDeclared",
-              "TrickEnded", "HandEnded", "MatchEnded", "PlayerJoined", "NewcomerPlaced"):
+    for t in ("HandDealt", "TaxesPaid", "MerchantsExchanged", "ExchangeDeclined", "RevolutionAnswered",
+              "RevolutionDeclared", "RevolutionDeclined", "TrickEnded", "HandEnded", "MatchEnded", "PlayerJoined",
+              "NewcomerPlaced"):
         assert seen[t] > 0, t

@@ -88,3 +88,16 @@ def test_fifty_matches_fold_replay_and_leak(app, service, redis_client, integrat
                 replays_checked += 1
         assert table["version"] == audit["version"]
     print(f"{MATCHES} matches: {snapshots_checked} snapshots, {replays_checked} replays, {views_checked} views")
+
+
+def test_philanthropic_scoring_without_scoring_is_refused(client, integrator):
+    """Seed 004, Puntuación filantrópica: "Además de utilizar las reglas de puntuación anteriores": a game
+    asking for it with scoring off is refused (422 problem naming the option); with scoring it starts."""
+    r = client.post("/games", json={"game": "dalmuti", "players": ["a", "b", "c", "d"],
+                                    "options": {"scoring": False, "philanthropic_scoring": True}}, headers=integrator)
+    assert r.status_code == 422 and r.mimetype == "application/problem+json"
+    body = r.get_json()
+    assert "philanthropic_scoring" in body["detail"], body
+    g = create(client, integrator, players=["a", "b", "c", "d"], options={"philanthropic_scoring": True})
+    view = client.get(f"/games/{g['id']}").get_json()
+    assert view["options"]["scoring"] is True and view["options"]["philanthropic_scoring"] is True

@@ -12,13 +12,19 @@ import random
 import time
 from collections import Counter
 from itertools import combinations
+from pathlib import Path
 
+import jsonschema
 import pytest
 
 from domain import dalmuti as D
+from domain import table as tables
 from domain.base import RuleViolation, deal_commitment, event, shuffled
+from service.application import Naipes, ProblemError
+from service.verify import verify_export
 
 NAMES = [f"p{i}" for i in range(20)]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 # ------------------------------------------------------------------ helpers
@@ -55,23 +61,33 @@ def find_start(pred, n: int = 6, limit: int = 5000, **opts):
     raise AssertionError("no seed found")
 
 
-def dealt(deal: list[list[int]], order=None, *, jesters_seat=None, auto=False, hand_no=1, **opts) -> dict:
-    """A state right after a crafted deal (folded from events)."""
+def all_decline(st: dict) -> dict:
+    """Every seat still asked about a revolution declines it (rules 2 asks them all after each deal)."""
+    if st["phase"] == "revolution" and st["rules"] != "1":
+        for s in D.to_act(st):
+            st, _ = move(st, s, type="decline_revolution")
+    return st
+
+
+def dealt(deal: list[list[int]], order=None, *, jesters_seat=None, auto=False, hand_no=1, asked=False,
+          rules: str = D.RULES_VERSION, **opts) -> dict:
+    """A state right after a crafted deal (folded from events).  Under rules 2
+    every seat then declines the revolution unless ``asked`` keeps the state in
+    the revolution phase; ``rules="1"`` folds the events as a game of rules 1
+    (its deal names ``jesters_seat``)."""
     n = len(deal)
     order = list(range(n)) if order is None else list(order)
     st = new(n, **opts)
-    st = D.evolve(st, event("SeatsDrawn", {"draws": [], "order": order}))
+    stamp = {"rules": rules}
+    st = D.evolve(st, {**event("SeatsDrawn", {"draws": [], "order": order}), **stamp})
     st = dict(st, hand_no=hand_no - 1)
     sizes = [len(h) for h in deal]
-    return D.evolve(
-        st,
-        event(
-            "HandDealt",
-            {"hand": hand_no, "order": order, "dealer": order[-1], "deck_size": sum(sizes), "sizes": sizes,
-             "auto_revolution": auto, "jesters_seat": jesters_seat},
-            {s: {"hand": sorted(h)} for s, h in enumerate(deal)},
-        ),
-    )
+    data = {"hand": hand_no, "order": order, "dealer": order[-1], "deck_size": sum(sizes), "sizes": sizes,
+            "auto_revolution": auto}
+    if rules == "1":
+        data["jesters_seat"] = jesters_seat
+    st = D.evolve(st, {**event("HandDealt", data, {s: {"hand": sorted(h)} for s, h in enumerate(deal)}), **stamp})
+    return st if asked else all_decline(st)
 
 
 def play_state(deal, order=None, *, trick=None, turn=None, scores=None, **opts) -> dict:
@@ -118,7 +134,7 @@ def finish_hand(st: dict, rnd: random.Random, limit: int = 5000) -> dict:
 
 def test_module_face():
     """Interface contract (domain/base.py): names, bounds and an options schema with defaults."""
-    assert D.GAME_ID == "dalmuti" and D.TITLE and D.RULES_VERSION == "1"
+    assert D.GAME_ID == "dalmuti" and D.TITLE and D.RULES_VERSION == "2" and D.FOLDS_RULES == ("1",)
     assert (D.MIN_PLAYERS, D.MAX_PLAYERS) == (4, 16)
     props = D.OPTIONS["properties"]
     assert D.OPTIONS["type"] == "object" and D.OPTIONS["additionalProperties"] is False
@@ -275,8 +291,7 @@ def test_deal_event_public_part_has_no_cards():
     d = evs[1]["data"]
     assert sum(d["sizes"]) == d["deck_size"] == 80
     assert set(evs[1]["private"]) == {str(s) for s in range(6)} | {"deal"}  # "deal": the committed deck
-    assert set(d) == {"hand", "order", "dealer", "deck_size", "sizes", "auto_revolution", "jesters_seat",
-                      "commitment"}
+    assert set(d) == {"hand", "order", "dealer", "deck_size", "sizes", "auto_revolution", "commitment"}
     assert all(isinstance(v, (int, bool, type(None))) for k, v in d.items()
                if k not in ("order", "sizes", "commitment"))
     # the commitment is a SHA-256 over the salted deck, which stays private until the hand is over
@@ -289,7 +304,8 @@ def test_deal_event_public_part_has_no_cards():
 
 
 def _taxes_start(n=6, **opts):
-    return find_start(lambda st, evs: st["phase"] == "taxes", n, **opts)
+    seed, st, evs = find_start(lambda st, evs: all_decline(st)["phase"] == "taxes", n, **opts)
+    return seed, all_decline(st), evs
 
 
 def test_taxes_are_simultaneous_both_dalmutis_pending():
@@ -390,34 +406,113 @@ def test_tax_choice_hidden_until_resolution():
 # ------------------------------------------------------------------ revolution
 
 
-def test_revolution_offered_to_jester_holder_and_cancels_taxes():
-    """Seed 004, REVOLUCIÓN: a player dealt both jesters may declare a revolution: no taxes this hand."""
-    _, st, evs = find_start(
-        lambda st, evs: st["jesters_seat"] is not None and st["jesters_seat"] != st["order"][-1], 6)
-    holder = st["jesters_seat"]
-    assert st["phase"] == "revolution" and D.to_act(st) == [holder]
-    assert st["hands"][holder].count(13) == 2
-    other = next(s for s in range(6) if s != holder)
-    rejects(st, {"type": "declare_revolution", "seat": other, "seed": 1}, "not-your-turn", "turn")
+def _holder_start(pred=lambda st, holder: True, n: int = 6, **opts):
+    """A start whose deal gives both jesters to one seat (``pred(state, holder)`` chooses among them)."""
+    def fits(st, evs):
+        holder = next((s for s in st["order"] if st["hands"][s].count(13) == 2), None)
+        return holder is not None and pred(st, holder)
+    seed, st, evs = find_start(fits, n, **opts)
+    return st, next(s for s in st["order"] if st["hands"][s].count(13) == 2), evs
+
+
+def answer(st: dict, answers: dict) -> tuple[dict, list[dict]]:
+    """Every seat still asked answers, in ``to_act`` order: declare if ``answers`` says so, else decline."""
+    events = []
+    for s in D.to_act(st):
+        st, evs = move(st, s, 100 + s, type="declare_revolution" if answers.get(s) else "decline_revolution")
+        events += evs
+    return st, events
+
+
+def test_revolution_every_seat_asked_after_every_deal():
+    """Seed 004, REVOLUCIÓN: "Si al repartir las cartas cualquier jugador recibe los dos Bufones, puede
+    declarar una revolución". Reading (docs): a player dealt both jesters "declares or says nothing", so
+    after every deal every seat is asked at once, whoever holds the jesters; the deal names nobody."""
+    for pred in (lambda st, evs: any(h.count(13) == 2 for h in st["hands"]),
+                 lambda st, evs: not any(h.count(13) == 2 for h in st["hands"])):
+        _, st, evs = find_start(pred, 6)
+        assert "jesters_seat" not in evs[1]["data"]
+        assert st["phase"] == "revolution" and D.to_act(st) == st["order"]
+        for s in st["order"]:
+            may = st["hands"][s].count(13) == 2
+            assert D.legal_moves(st, s) == ([{"type": "declare_revolution"}] if may else []) + [
+                {"type": "decline_revolution"}]
+            assert D.view(st, s)["must"] == {"action": "revolution", "greater": s == st["order"][-1],
+                                             "may_declare": may}
+            assert D.timeout_move(st, s) == {"type": "decline_revolution"}
+        assert D.view(st, "spectator")["pending"]["revolution"] == st["order"]
+    # the next hand's deal asks everybody again
+    st = finish_hand(dict(all_decline(st), hands_total=2), random.Random(5))
+    assert st["hand_no"] == 2 and st["phase"] == "revolution" and D.to_act(st) == st["order"]
+
+
+def test_revolution_declared_by_holder_cancels_taxes():
+    """Seed 004, REVOLUCIÓN: "no se pagarán impuestos en esa mano": a declared revolution skips the taxes;
+    it is made public once every seat has answered."""
+    st, holder, _ = _holder_start(lambda st, h: h != st["order"][-1])
     order = list(st["order"])
     hands = [list(h) for h in st["hands"]]
-    st2, evs2 = move(st, holder, type="declare_revolution")
-    assert types(evs2) == ["RevolutionDeclared"] and evs2[0]["data"]["greater"] is False
-    assert st2["phase"] == "play" and st2["order"] == order and st2["hands"] == hands
-    assert st2["revolution"] == {"kind": "revolution", "seat": holder}
-    assert D.to_act(st2) == [order[0]]
-    st3, _ = move(st, holder, type="decline_revolution")
-    assert st3["phase"] == "taxes" and st3["revolution"] is None
+    others = [s for s in order if s != holder]
+    st2, evs = move(st, holder, 1, type="declare_revolution")
+    assert types(evs) == ["RevolutionAnswered"] and evs[0]["data"] == {"seat": holder}
+    assert evs[0]["private"][str(holder)]["declare"] is True
+    assert st2["phase"] == "revolution" and D.to_act(st2) == others
+    assert st2["revolution"] is None
+    rejects(st2, {"type": "decline_revolution", "seat": holder, "seed": 2}, "revolution-already-answered", "turn")
+    st3, evs = answer(st2, {})
+    assert types(evs) == ["RevolutionAnswered"] * (len(order) - 1) + ["RevolutionDeclared"]
+    assert evs[-1]["data"] == {"seat": holder, "greater": False, "order": order}
+    assert st3["phase"] == "play" and st3["order"] == order and st3["hands"] == hands
+    assert st3["revolution"] == {"kind": "revolution", "seat": holder}
+    assert D.to_act(st3) == [order[0]]
+    # declining: the taxes as usual
+    st4, evs = answer(st, {})
+    assert types(evs)[-1] == "RevolutionDeclined" and evs[-1]["data"] == {}
+    assert st4["phase"] == "taxes" and st4["revolution"] is None
+
+
+def test_only_the_holder_of_both_jesters_may_declare():
+    """Seed 004, REVOLUCIÓN: only a player who "recibe los dos Bufones" may declare; the others can only decline."""
+    st, holder, _ = _holder_start()
+    for s in st["order"]:
+        if s != holder:
+            e = rejects(st, {"type": "declare_revolution", "seat": s, "seed": 1}, "no-revolution", "illegal")
+            assert "both jesters" in e.detail
+    rejects(st, {"type": "decline_revolution", "seat": 99, "seed": 1}, "unknown-seat", "invalid")
+    rejects(st, {"type": "declare_revolution", "seat": holder}, "invalid-field", "invalid")  # needs a seed
+
+
+def test_holder_declining_looks_like_everybody_else():
+    """Reading (docs), REVOLUCIÓN: a holder who declines "says nothing": its answer is the same public
+    event as any other seat's; the choice is private (salted) until every seat has answered."""
+    st, holder, _ = _holder_start()
+    other = next(s for s in st["order"] if s != holder)
+    _, mine = move(st, holder, 9, type="decline_revolution")
+    _, theirs = move(st, other, 9, type="decline_revolution")
+    assert [e["type"] for e in mine] == [e["type"] for e in theirs] == ["RevolutionAnswered"]
+    assert mine[0]["data"] == {"seat": holder} and theirs[0]["data"] == {"seat": other}
+    assert set(mine[0]["private"]) == {str(holder)} and set(theirs[0]["private"]) == {str(other)}
+    a, b = mine[0]["private"][str(holder)], theirs[0]["private"][str(other)]
+    assert set(a) == set(b) == {"declare", "salt"} and a["declare"] is b["declare"] is False
+    assert len(a["salt"]) == 32 and a["salt"] != b["salt"]
+    # a holder who declares looks the same until the phase ends
+    declared, evs = move(st, holder, 9, type="declare_revolution")
+    assert evs[0]["data"] == {"seat": holder} and set(evs[0]["private"][str(holder)]) == {"declare", "salt"}
+    for viewer in [s for s in st["order"] if s != holder] + ["spectator"]:
+        v_declared = D.view(declared, viewer)
+        v_declined = D.view(move(st, holder, 9, type="decline_revolution")[0], viewer)
+        assert v_declared == v_declined
+    assert D.view(declared, holder)["revolution_answer"] is True
+    assert D.view(declared, "reviewer")["revolution_answers"] == {str(holder): True}
 
 
 def test_greater_revolution_reverses_positions():
     """Seed 004, REVOLUCIÓN: if the Greater Peon declares, positions reverse (GP -> GD, LP -> LD, ...)."""
-    _, st, _ = find_start(lambda st, evs: st["jesters_seat"] is not None and st["jesters_seat"] == st["order"][-1], 6)
+    st, gp, _ = _holder_start(lambda st, h: h == st["order"][-1])
     order = list(st["order"])
-    gp = order[-1]
-    assert D.view(st, gp)["must"] == {"action": "revolution", "greater": True}
-    st, evs = move(st, gp, type="declare_revolution")
-    assert evs[0]["data"]["greater"] is True
+    assert D.view(st, gp)["must"] == {"action": "revolution", "greater": True, "may_declare": True}
+    st, evs = answer(st, {gp: True})
+    assert evs[-1]["type"] == "RevolutionDeclared" and evs[-1]["data"]["greater"] is True
     assert st["order"] == order[::-1]
     assert st["revolution"] == {"kind": "greater", "seat": gp}
     v = D.view(st, "spectator")
@@ -427,33 +522,90 @@ def test_greater_revolution_reverses_positions():
 
 
 def test_first_deal_revolution_skips_taxes():
-    """Seed 004, Revolución del primer reparto: after the first deal a revolution is automatic (no taxes)."""
-    _, st, evs = find_start(lambda st, evs: st["jesters_seat"] is None, 6, first_deal_revolution=True)
+    """Seed 004, Revolución del primer reparto: "se declara automáticamente una revolución, así que no se
+    pagan impuestos"; every seat is still asked (reading: so that nobody learns where the jesters are)."""
+    _, st, evs = find_start(lambda st, evs: not any(h.count(13) == 2 for h in st["hands"]), 6,
+                            first_deal_revolution=True)
     assert evs[1]["data"]["auto_revolution"] is True
+    assert st["phase"] == "revolution" and D.to_act(st) == st["order"]
+    assert st["revolution"] == {"kind": "first_deal", "seat": None}
+    st, evs = answer(st, {})
+    assert types(evs)[-1] == "RevolutionDeclined"
     assert st["phase"] == "play" and st["revolution"] == {"kind": "first_deal", "seat": None}
     # a non-GP holding both jesters has nothing left to declare
-    _, st, _ = find_start(
-        lambda st, evs: any(st["hands"][s].count(13) == 2 for s in st["order"][:-1]), 6, first_deal_revolution=True)
-    assert st["phase"] == "play" and st["jesters_seat"] is None
+    st, holder, _ = _holder_start(lambda st, h: h != st["order"][-1], first_deal_revolution=True)
+    assert D.legal_moves(st, holder) == [{"type": "decline_revolution"}]
+    e = rejects(st, {"type": "declare_revolution", "seat": holder, "seed": 1}, "no-revolution")
+    assert "already a revolution" in e.detail
+    st, _ = answer(st, {})
+    assert st["phase"] == "play" and st["revolution"]["kind"] == "first_deal"
     # the second hand pays taxes again
     st = finish_hand(dict(st, hands_total=2), random.Random(3))
     assert st["hand_no"] == 2
-    assert st["revolution"] is None or st["revolution"]["kind"] != "first_deal"
-    assert st["phase"] in ("taxes", "revolution")
+    assert st["revolution"] is None
+    assert all_decline(st)["phase"] == "taxes"
 
 
 def test_first_deal_revolution_gp_may_still_declare_greater():
-    """Seed 004, Revolución del primer reparto: a GP dealt both jesters may still declare a greater revolution."""
-    _, st, _ = find_start(
-        lambda st, evs: st["hands"][st["order"][-1]].count(13) == 2, 6, first_deal_revolution=True)
+    """Seed 004, Revolución del primer reparto: "Si el Gran Peón ha recibido los dos Bufones ... puede
+    igualmente declarar una gran revolución"."""
+    st, gp, _ = _holder_start(lambda st, h: h == st["order"][-1], first_deal_revolution=True)
     order = list(st["order"])
-    assert st["phase"] == "revolution" and D.to_act(st) == [order[-1]]
-    declined, _ = move(st, order[-1], type="decline_revolution")
+    assert st["phase"] == "revolution" and D.to_act(st) == order
+    assert D.legal_moves(st, gp) == [{"type": "declare_revolution"}, {"type": "decline_revolution"}]
+    declined, _ = answer(st, {})
     assert declined["phase"] == "play" and declined["order"] == order
     assert declined["revolution"]["kind"] == "first_deal"
-    declared, _ = move(st, order[-1], type="declare_revolution")
+    declared, _ = answer(st, {gp: True})
     assert declared["phase"] == "play" and declared["order"] == order[::-1]
     assert declared["revolution"]["kind"] == "greater"
+
+
+def _v1_log(name: str) -> list[dict]:
+    path = FIXTURES / "dalmuti_rules_v1" / f"{name}.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()[1:]]
+
+
+def _v1_state_at_revolution(name: str) -> tuple[dict, list[dict]]:
+    """A game of rules 1 folded up to its first revolution decision (a game in progress when rules 2 came)."""
+    log = _v1_log(name)
+    st = None
+    for i, env in enumerate(log):
+        st = D.initial_state(env["data"]["players"], env["data"]["options"]) if st is None else D.evolve(st, env)
+        if st["phase"] == "revolution":
+            return st, log[i + 1:]
+    raise AssertionError("no revolution in this log")
+
+
+def test_rules_1_games_keep_the_holders_decision():
+    """Old logs: a game that started under rules 1 keeps them: the holder alone decides, as it was played."""
+    st, rest = _v1_state_at_revolution("revolution_declared")
+    assert st["rules"] == "1" and D.view(st, "spectator")["rules_version"] == "1"
+    holder = st["jesters_seat"]
+    assert D.to_act(st) == [holder] and st["hands"][holder].count(13) == 2
+    assert D.legal_moves(st, holder) == [{"type": "declare_revolution"}, {"type": "decline_revolution"}]
+    assert D.view(st, holder)["must"] == {"action": "revolution", "greater": holder == st["order"][-1]}
+    events = D.decide(st, {"type": "declare_revolution", "seat": holder, "seed": 1})
+    assert [(e["type"], e["data"]) for e in events] == [(rest[0]["type"], rest[0]["data"])]
+    st2 = fold(st, events)
+    assert st2["phase"] == "play" and st2["revolution"] == {"kind": "revolution", "seat": holder}
+    st, _ = _v1_state_at_revolution("revolution_declined")
+    assert D.decide(st, {"type": "decline_revolution", "seat": st["jesters_seat"], "seed": 1}) == [
+        event("RevolutionDeclined", {"seat": st["jesters_seat"]})]
+    # the next deal of a rules-1 game still names the holder
+    st = finish_hand(dict(fold(st, D.decide(st, {"type": "decline_revolution", "seat": st["jesters_seat"],
+                                                  "seed": 1})), hands_total=2), random.Random(2))
+    assert st["hand_no"] == 2 and st["rules"] == "1"
+
+
+def test_rules_1_crafted_deal_still_folds():
+    """Old logs: a rules-1 deal naming ``jesters_seat`` still opens the decision of that seat alone."""
+    rev = dealt([[1, 13, 13], [3, 3, 4], [5, 6], [5, 9]], jesters_seat=0, rules="1")
+    assert rev["phase"] == "revolution" and D.to_act(rev) == [0]
+    assert D.timeout_move(rev, 0) == {"type": "decline_revolution"}
+    assert D.view(rev, "spectator")["pending"]["revolution"] == [0]
+    none = dealt([[1, 12, 13], [3, 3, 4], [5, 6], [5, 9, 13]], rules="1")
+    assert none["phase"] == "taxes"
 
 
 # ------------------------------------------------------------------ play
@@ -708,6 +860,114 @@ def test_philanthropic_lp_climbing_only():
     assert st["last_hand"]["bonus"] == [0, 1, 0, 0, 0]
 
 
+def test_philanthropic_scoring_needs_scoring():
+    """Seed 004, Puntuación filantrópica: "Además de utilizar las reglas de puntuación anteriores": an
+    addition to scoring, so the options' schema refuses it with scoring off (it does not turn scoring on)."""
+    validator = jsonschema.validators.validator_for(D.OPTIONS)(D.OPTIONS)
+    bad = {"scoring": False, "philanthropic_scoring": True}
+    errors = list(validator.iter_errors(bad))
+    assert errors and all(list(e.absolute_path) == ["philanthropic_scoring"] for e in errors)
+    for good in ({"philanthropic_scoring": True}, {"scoring": True, "philanthropic_scoring": True},
+                 {"scoring": False}, {"scoring": False, "philanthropic_scoring": False}, {}):
+        assert not list(validator.iter_errors(good)), good
+    with pytest.raises(ProblemError) as info:
+        Naipes.validate_options("dalmuti", bad)
+    assert info.value.status == 422 and info.value.kind == "invalid-options"
+    assert info.value.detail.startswith("philanthropic_scoring:")
+    assert Naipes.validate_options("dalmuti", {"philanthropic_scoring": True})["scoring"] is True
+    desc = D.OPTIONS["properties"]["philanthropic_scoring"]["description"]
+    assert "addition to scoring" in desc and "Refused together with scoring false" in desc
+    assert "philanthropic_scoring needs it on" in D.OPTIONS["properties"]["scoring"]["description"]
+
+
+# ------------------------------------------------------------------ old logs
+
+
+def _fixture_names() -> list[str]:
+    return sorted(p.stem for p in (FIXTURES / "dalmuti_rules_v1").glob("*.jsonl"))
+
+
+def _recorded_move(env: dict, seat: int) -> dict:
+    """The move a seat made, read back from the first event it caused."""
+    t, d = env["type"], env["data"]
+    return {
+        "Played": lambda: {"type": "play", "cards": d["cards"]},
+        "Passed": lambda: {"type": "pass"},
+        "TaxChosen": lambda: {"type": "give_taxes", "cards": env["private"][str(seat)]["cards"]},
+        "RevolutionDeclared": lambda: {"type": "declare_revolution"},
+        "RevolutionDeclined": lambda: {"type": "decline_revolution"},
+        "MerchantsExchanged": lambda: {"type": "merchant_exchange", "with": d["with"]},
+        "ExchangeDeclined": lambda: {"type": "decline_exchange"},
+        "NewcomerPlaced": lambda: {"type": "place_newcomer", "newcomer": d["newcomer"], "slot": d["slot"]},
+    }[t]()
+
+
+def _replay(envs: list[dict]) -> tuple[dict, int]:
+    """Fold a log, deciding every seat's move again on the state before it: the move must be legal for a
+    seat to act, and the events decided must be the ones recorded (those drawn from the unrecorded seed,
+    a deal's or an exchange's, by type only)."""
+    table, i, replayed = None, 0, 0
+    while i < len(envs):
+        env = envs[i]
+        if not env["actor"].startswith("seat:"):
+            table = tables.evolve(table, env)
+            i += 1
+            continue
+        seat = int(env["actor"][5:])
+        state = table["state"]
+        mv = _recorded_move(env, seat)
+        assert seat in D.to_act(state) and mv in D.legal_moves(state, seat), (env["version"], mv)
+        decided = D.decide(state, {**mv, "seat": seat, "seed": 0})
+        recorded = envs[i:i + len(decided)]
+        assert [e["type"] for e in decided] == [e["type"] for e in recorded], env["version"]
+        for mine, theirs in zip(decided, recorded):
+            if mine["type"] not in ("HandDealt", "MerchantsExchanged"):
+                assert (mine["data"], mine.get("private")) == (theirs["data"], theirs.get("private")), \
+                    theirs["version"]
+            table = tables.evolve(table, theirs)
+        i += len(decided)
+        replayed += 1
+    return table, replayed
+
+
+@pytest.mark.parametrize("name", _fixture_names())
+def test_rules_1_logs_still_fold_to_their_outcome(name):
+    """Old logs: complete games recorded under rules 1 (exports of the service) verify, fold to the
+    outcome they recorded, and every recorded move is still the one rules 1 decide (the holder alone
+    answers the revolution question)."""
+    lines = (FIXTURES / "dalmuti_rules_v1" / f"{name}.jsonl").read_bytes().splitlines()
+    header = json.loads(lines[0])
+    assert header["rules_version"] == "1" and header["outcome"] is not None
+    report = verify_export(lines)
+    assert report["ok"], report["problems"]
+    table, replayed = _replay(report["events"])
+    assert replayed > 100
+    assert table["rules"] == "1" and table["state"]["rules"] == "1"
+    assert tables.outcome(table) == header["outcome"]
+    assert D.outcome(table["state"]) == header["outcome"]
+    assert table["version"] == header["version"] and table["hash"] == header["head_hash"]
+
+
+def test_rules_1_fixtures_cover_the_changed_rules():
+    """Old logs: the recorded rules-1 games include a declared, a greater and a declined revolution, the
+    first deal's revolution, and philanthropic scoring with scoring off (no longer accepted for new games)."""
+    seen = set()
+    for name in _fixture_names():
+        log = _v1_log(name)
+        options = log[0]["data"]["options"]
+        for env in log:
+            if env["type"] == "HandDealt" and env["data"]["jesters_seat"] is not None:
+                seen.add("named-holder")
+            if env["type"] == "RevolutionDeclared":
+                seen.add("greater" if env["data"]["greater"] else "declared")
+            if env["type"] == "RevolutionDeclined":
+                seen.add("declined-first-deal" if options["first_deal_revolution"] else "declined")
+            if env["type"] == "HandEnded" and any(env["data"]["bonus"]) and not options["scoring"]:
+                seen.add("philanthropic-without-scoring")
+    assert seen == {"named-holder", "greater", "declared", "declined", "declined-first-deal",
+                    "philanthropic-without-scoring"}
+
+
 # ------------------------------------------------------------------ merchant exchange
 
 
@@ -764,8 +1024,8 @@ def test_merchant_exchange_needs_two_merchants_and_taxes():
     _, st, _ = _taxes_start(6)
     assert D.to_act(st) == st["order"][:2]
     rejects(st, {"type": "decline_exchange", "seat": st["order"][2], "seed": 1}, "not-your-turn", "turn")
-    _, st, _ = find_start(lambda st, evs: st["phase"] == "revolution", 6, merchant_exchange=True)
-    st, _ = move(st, st["jesters_seat"], type="declare_revolution")
+    st, holder, _ = _holder_start(merchant_exchange=True)
+    st, _ = answer(st, {holder: True})
     assert st["phase"] == "play" and st["exchange_seat"] is None
 
 
@@ -940,8 +1200,8 @@ def test_timeout_moves():
     assert D.timeout_move(tax, 0) == {"type": "give_taxes", "cards": [13, 13]}
     assert D.timeout_move(tax, 1) == {"type": "give_taxes", "cards": [4]}
     assert D.timeout_move(tax, 2) == {"type": "decline_exchange"}
-    rev = dealt([[1, 13, 13], [3, 3, 4], [5, 6], [5, 9]], jesters_seat=0)
-    assert D.timeout_move(rev, 0) == {"type": "decline_revolution"}
+    rev = dealt([[1, 13, 13], [3, 3, 4], [5, 6], [5, 9]], asked=True)
+    assert [D.timeout_move(rev, s) for s in range(4)] == [{"type": "decline_revolution"}] * 4
 
 
 def test_timeout_move_always_legal_and_accepted():
