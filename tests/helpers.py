@@ -27,7 +27,8 @@ def play_http(client, created, rng: random.Random, on_step=None, max_moves=20000
     gid = created["id"]
     toks = tokens(created)
     for _ in range(max_moves):
-        view = client.get(f"/games/{gid}").get_json()
+        # a seat's view is live; a spectator's may be held back (a duplicate round's embargo)
+        view = client.get(f"/games/{gid}", headers=bearer(toks[0])).get_json()
         if view["finished"]:
             return view
         seat = rng.choice(view["to_act"])

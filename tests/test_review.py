@@ -201,6 +201,9 @@ def test_export_imports_into_a_fresh_redis_and_replays_identically(client, integ
             for as_ in ("reviewer", "spectator", *(f"seat:{s}" for s in old_tokens)):
                 a = client.get(f"/games/{gid}/replay?version={version}&as={as_}", headers=integrator).get_json()
                 b = c2.get(f"/games/{gid}/replay?version={version}&as={as_}", headers=integrator).get_json()
+                # the same game, except that the copy says where it came from
+                assert a.pop("provenance") == {"kind": "native"}
+                assert b.pop("provenance")["kind"] == "imported"
                 assert a == b, (version, as_)
         # the imported game's seats read their own viewpoint with their new tokens
         seat_view = c2.get(f"/games/{gid}/replay?version={head}&as=seat", headers=bearer(new_tokens[0]))
