@@ -1,8 +1,14 @@
 """Integrator keys: scoped, stored hashed, revocable.
 
 Keys of the environment (``NAIPES_API_KEYS``) are the operator's bootstrap
-keys and hold every scope.  Further keys are created (``naipes keys create``
-or ``POST /keys`` with the ``admin`` scope) and stored in Redis:
+keys and hold every scope.  Each has a record in the store like any other
+key, made when a process first sees it (id ``env-`` and the first hex digits
+of its digest, name ``environment key``), so that it is listed and can be
+revoked; a revoked environment key stays revoked across restarts for as long
+as it is still in the environment (its record is never overwritten), and the
+record of a key no longer in a process's environment grants nothing there.
+Further keys are created (``naipes keys create`` or ``POST /keys`` with the
+``admin`` scope) and stored in Redis:
 
 ``naipes:{keys}``       hash: SHA-256 of the key -> JSON record
 ``naipes:{keys}:ids``   hash: key id -> SHA-256 of the key
@@ -12,8 +18,7 @@ transaction on Redis Cluster too.
 
 A record is ``{"id", "name", "scopes", "created_at", "revoked_at"}``.  The
 secret itself is shown once, at creation, and never stored.  A lookup
-finds the record by the key's digest and compares the digests again in
-constant time.  Records are cached for ``CACHE_SECONDS`` per process; a
+finds the record by the key's digest.  Records are cached for ``CACHE_SECONDS`` per process; a
 revocation made through the same process takes effect at once, one made
 elsewhere within that many seconds.
 """
@@ -47,36 +52,84 @@ class KeyRecord:
     name: str
     scopes: frozenset
     revoked: bool = False
+    revoked_at: str | None = None
+
+
+ENV_PREFIX = "env-"
+ENV_NAME = "environment key"
+
+
+def env_key_id(h: str) -> str:
+    return f"{ENV_PREFIX}{h[:8]}"
 
 
 class KeyStore:
     def __init__(self, client: redis.Redis, bootstrap: list[str] | None = None):
         self.redis = client
-        self._bootstrap = {digest(k): KeyRecord(f"env-{digest(k)[:8]}", "environment key", frozenset(SCOPES))
+        self._bootstrap = {digest(k): KeyRecord(env_key_id(digest(k)), ENV_NAME, frozenset(SCOPES))
                            for k in (bootstrap or []) if k}
         self._cache: TTLCache = TTLCache(maxsize=4096, ttl=CACHE_SECONDS)
         self._lock = threading.Lock()
+        if self._bootstrap:
+            try:
+                self.record_environment_keys()
+            except redis.RedisError:  # made on first use instead
+                pass
+
+    def record_environment_keys(self) -> None:
+        """The store's record of every environment key, made if missing (never overwritten)."""
+        if not self._bootstrap:
+            return
+        pipe = self.redis.pipeline(transaction=True)
+        for h, rec in self._bootstrap.items():
+            pipe.hsetnx(KEYS, h, dumps(_env_record(rec)))
+            pipe.hsetnx(KEY_IDS, rec.id, h)
+        pipe.execute()
 
     def lookup(self, secret: str | None) -> KeyRecord | None:
         """The live record of a key, or None (unknown or revoked)."""
+        rec = self.find(secret)
+        if rec is None or rec.revoked:
+            return None
+        return rec
+
+    def find(self, secret: str | None) -> KeyRecord | None:
+        """The record of a key, revoked or not, or None (not a key)."""
         if not secret:
             return None
         h = digest(secret)
-        for known, rec in self._bootstrap.items():
-            if hmac.compare_digest(known, h):
-                return rec
         with self._lock:
             hit = self._cache.get(h)
         if hit is None:
-            raw = self.redis.hget(KEYS, h)
-            hit = _record(loads(raw)) if raw else False
+            hit = self._load(h)
             with self._lock:
                 self._cache[h] = hit
-        if not hit or hit.revoked:
-            return None
-        return hit
+        return hit or None
+
+    def _load(self, h: str) -> KeyRecord | bool:
+        env = None
+        for known, rec in self._bootstrap.items():
+            if hmac.compare_digest(known, h):
+                env = rec
+        raw = self.redis.hget(KEYS, h)
+        if env is not None:
+            if raw is None:  # first seen, or the store was emptied
+                self.record_environment_keys()
+                return env
+            stored = loads(raw)
+            return KeyRecord(env.id, env.name, env.scopes, stored.get("revoked_at") is not None,
+                             stored.get("revoked_at"))
+        if not raw:
+            return False
+        stored = loads(raw)
+        if str(stored.get("id", "")).startswith(ENV_PREFIX):
+            return False  # an environment key this process was not given
+        return _record(stored)
 
     def create(self, name: str, scopes: list[str]) -> dict:
+        if not isinstance(name, str) or not 1 <= len(name) <= 100 or not name.isprintable():
+            raise ValueError("a key's name is 1 to 100 printable characters (no control character, "
+                             "no lone surrogate)")
         unknown = sorted(set(scopes) - set(SCOPES))
         if unknown or not scopes:
             raise ValueError(f"scopes must be some of {', '.join(SCOPES)}; got {', '.join(unknown) or 'none'}")
@@ -92,6 +145,7 @@ class KeyStore:
         return {**rec, "key": secret}
 
     def revoke(self, key_id: str) -> dict | None:
+        self.record_environment_keys()
         h = self.redis.hget(KEY_IDS, key_id)
         if h is None:
             return None
@@ -105,10 +159,16 @@ class KeyStore:
         return rec
 
     def list(self) -> list[dict]:
+        self.record_environment_keys()
         rows = [loads(v) for v in self.redis.hvals(KEYS)]
         return sorted(rows, key=lambda r: r["created_at"])
 
 
 def _record(raw: dict) -> KeyRecord:
     return KeyRecord(raw["id"], raw.get("name", ""), frozenset(raw.get("scopes", ())),
-                     raw.get("revoked_at") is not None)
+                     raw.get("revoked_at") is not None, raw.get("revoked_at"))
+
+
+def _env_record(rec: KeyRecord) -> dict:
+    return {"id": rec.id, "name": rec.name, "scopes": sorted(rec.scopes), "created_at": now_iso(),
+            "revoked_at": None}

@@ -8,6 +8,7 @@ import logging
 import os
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import marshmallow as ma
@@ -20,15 +21,22 @@ from domain import table as tables
 from events.envelope import dumps
 
 from . import metrics
-from .application import ProblemError, not_found
+from .application import ProblemError, not_found, token_hash
 from .http import ANY, app_service, bearer, errors
+from .ratelimit import Client, client
 
 log = logging.getLogger("naipes.live")
 access_log = logging.getLogger("naipes.access")
 
 VIEWER_DIR = Path(__file__).resolve().parent / "viewer"
 HEARTBEAT_SECONDS = float(os.environ.get("NAIPES_SSE_HEARTBEAT", "15"))
-MAX_STREAMS = int(os.environ.get("NAIPES_MAX_STREAMS", "1000"))  # per web worker process
+# Streams per web worker process: in total (gunicorn_conf sets it below the worker's connection limit,
+# leaving room for ordinary requests), per client (credential, else address) and per client address
+MAX_STREAMS = max(1, int(os.environ.get("NAIPES_MAX_STREAMS", "750")))
+MAX_STREAMS_PER_CLIENT = max(1, min(MAX_STREAMS, int(os.environ.get("NAIPES_MAX_STREAMS_PER_CLIENT", "64"))))
+MAX_STREAMS_PER_ADDRESS = max(1, min(MAX_STREAMS, int(os.environ.get(
+    "NAIPES_MAX_STREAMS_PER_ADDRESS", str(max(MAX_STREAMS_PER_CLIENT, MAX_STREAMS // 3))))))
+RECHECK_SECONDS = 2.0  # a seat token is looked up again at most this often (keys: the key store's cache)
 BATCH = 500
 
 live = Blueprint("live", __name__, description="Live events, metrics and the replay viewer",
@@ -54,10 +62,69 @@ SSE_EXAMPLE = (": naipes event stream of game 3f9a1c07d2b84e6a\nretry: 2000\n\n"
                "\"type\":\"CardsPlayed\",\"actor\":\"seat:1\",\"data\":{...},...}\n\n"
                ": heartbeat\n\n")
 
-_streams = threading.BoundedSemaphore(MAX_STREAMS)
 
 
-@live.route("/games/<game_id>/stream")
+class StreamSlots:
+    """The streams one process follows, counted in total, per client and per client address.
+
+    A client is its validated credential (integrator key, game and seat), else
+    its address; streams opened with an integrator key do not count against the
+    address.  Beyond a client's or an address's share: 429; beyond the total: 503.
+    """
+
+    def __init__(self, total: int, per_client: int, per_address: int):
+        self.total, self.per_client, self.per_address = total, per_client, per_address
+        self.open = 0
+        self._clients: Counter = Counter()
+        self._addresses: Counter = Counter()
+        self._lock = threading.Lock()
+
+    def acquire(self, who: Client):
+        """A slot for ``who``, or a 429/503 problem; returns the slot's release (safe to call twice)."""
+        name = f"{who.kind}:{who.name}"
+        address = None if who.kind == "key" else who.address
+        with self._lock:
+            if self.open >= self.total:
+                raise ProblemError(503, "Too many streams",
+                                   "this server follows as many streams as it may; retry later",
+                                   "unavailable", headers={"Retry-After": "5"})
+            if self._clients[name] >= self.per_client:
+                raise ProblemError(429, "Too many streams",
+                                   f"this client already follows {self.per_client} streams here; close one "
+                                   "or retry later", "too-many-requests", headers={"Retry-After": "5"})
+            if address is not None and self._addresses[address] >= self.per_address:
+                raise ProblemError(429, "Too many streams",
+                                   f"this client address already follows {self.per_address} streams here; "
+                                   "close one or retry later", "too-many-requests", headers={"Retry-After": "5"})
+            self.open += 1
+            self._clients[name] += 1
+            if address is not None:
+                self._addresses[address] += 1
+        released = []
+
+        def release() -> None:
+            with self._lock:
+                if released:
+                    return
+                released.append(True)
+                self.open -= 1
+                _drop(self._clients, name)
+                if address is not None:
+                    _drop(self._addresses, address)
+
+        return release
+
+
+def _drop(counter: Counter, name: str) -> None:
+    counter[name] -= 1
+    if counter[name] <= 0:
+        del counter[name]
+
+
+_streams = StreamSlots(MAX_STREAMS, MAX_STREAMS_PER_CLIENT, MAX_STREAMS_PER_ADDRESS)
+
+
+@live.route("/games/<game_id:game_id>/stream")
 class Stream(MethodView):
     @live.arguments(StreamQuerySchema, location="query")
     @live.doc(security=ANY, operationId="streamEvents",
@@ -67,14 +134,16 @@ class Stream(MethodView):
                   "filters it, as one SSE message: `id:` the event's version, `event:` its type, `data:` the "
                   "envelope JSON on one line. A comment line (`: heartbeat`) is sent every 15 seconds without "
                   "events. Reconnecting with `Last-Event-ID` (or `after`) resumes without loss. The stream ends "
-                  "after the last event of a finished game."),
+                  "after the last event of a finished game, or with a comment saying why (`: credential revoked`, "
+                  "`: credential no longer valid`) when its key is revoked or its seat token replaced. A client "
+                  "may follow a bounded number of streams at once (429 beyond it), the server too (503)."),
               parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
                            "schema": {"type": "string", "pattern": "^[0-9]+$"},
                            "description": "The version of the last event received; the stream resumes after it"}],
               responses={"200": {"description": "An event stream (text/event-stream)",
                                  "content": {"text/event-stream": {"schema": SSE_MESSAGE,
                                                                    "example": SSE_EXAMPLE}}}})
-    @errors(400, 401, 403, 404, 422, 503)
+    @errors(400, 401, 403, 404, 422, 429, 503)
     def get(self, query, game_id):
         svc = app_service()
         credential = bearer() or query.get("token")
@@ -88,37 +157,70 @@ class Stream(MethodView):
                 raise ProblemError(400, "Bad Last-Event-ID", "Last-Event-ID must be an event version (digits)",
                                    "bad-request")
             after = int(last.strip())
-        if not _streams.acquire(blocking=False):
-            raise ProblemError(503, "Too many streams", "this server follows as many streams as it may; retry later",
-                               "unavailable", headers={"Retry-After": "5"})
+        release = _streams.acquire(client())
         metrics.STREAMS.inc()
         heartbeat = current_app.config.get("NAIPES_SSE_HEARTBEAT", HEARTBEAT_SECONDS)
-        resp = Response(_sse(svc, game_id, viewer, after, heartbeat), mimetype="text/event-stream")
+        holds = _credential_check(svc, game_id, viewer, credential)
+        resp = Response(_sse(svc, game_id, viewer, after, heartbeat, holds, release), mimetype="text/event-stream")
+        resp.call_on_close(release)  # also when the body never started
         resp.headers["Cache-Control"] = "no-cache"
         resp.headers["X-Accel-Buffering"] = "no"
         return resp
 
 
-def _sse(svc, game_id: str, viewer, after: int, heartbeat: float):
-    """The stream's body; releases its slot when the client goes or the game ends."""
+def _credential_check(svc, game_id: str, viewer, credential: str | None):
+    """A function telling why the stream's credential no longer holds (None while it does)."""
+    if viewer.kind == "integrator":
+        def key_holds() -> str | None:
+            rec = svc.keys.find(credential)  # the key store's cache: a revocation tells within seconds
+            if rec is None:
+                return "credential no longer valid"
+            return "credential revoked" if rec.revoked else None
+
+        return key_holds
+    if viewer.kind == "seat":
+        digest = token_hash(credential or "")
+        checked = [time.monotonic()]
+
+        def seat_holds() -> str | None:
+            now = time.monotonic()
+            if now - checked[0] < RECHECK_SECONDS:
+                return None
+            checked[0] = now
+            return None if svc.store.tokens(game_id).get(digest) == viewer.seat else "credential no longer valid"
+
+        return seat_holds
+    return lambda: None
+
+
+def _sse(svc, game_id: str, viewer, after: int, heartbeat: float, holds=lambda: None, release=lambda: None):
+    """The stream's body; releases its slot when the client goes, the game ends or the credential ends.
+
+    The credential is checked again before every batch is sent and at every heartbeat."""
     try:
         yield f": naipes event stream of game {game_id}\nretry: 2000\n\n"
         position = after
         while True:
             batch = svc.events(game_id, viewer, position, wait=heartbeat, limit=BATCH)
+            ended = holds()
+            if ended:
+                yield f": {ended}\n\n"
+                return
             for env in batch["events"]:
                 position = env["version"]
                 yield f"id: {position}\nevent: {env['type']}\ndata: {dumps(env).decode()}\n\n"
             if not batch["events"]:
                 yield ": heartbeat\n\n"
-            if position >= batch["version"] and tables.outcome(svc.table(game_id)) is not None:
+            # the end of a finished game's log; a caller held back by an embargo waits for it to lift
+            if position >= batch["version"] and not batch.get("embargo") \
+                    and tables.outcome(svc.table(game_id)) is not None:
                 return
     except GeneratorExit:
         raise
     except Exception:  # noqa: BLE001 - the client reconnects with Last-Event-ID
         log.exception("event stream of game %s stopped", game_id)
     finally:
-        _streams.release()
+        release()
 
 
 @live.route("/metrics")
@@ -133,7 +235,7 @@ class Metrics(MethodView):
         return Response(body, content_type=content_type)
 
 
-@live.route("/replay/<game_id>")
+@live.route("/replay/<game_id:game_id>")
 class ViewerPage(MethodView):
     @live.doc(security=[{}], operationId="getReplayViewer",
               summary="The replay viewer: a web page drawing the game at every version, and live",
@@ -152,6 +254,7 @@ class ViewerPage(MethodView):
 
 # --------------------------------------------------------------- request hooks
 MOVES_RULE = "/games/<game_id>/moves"
+_CONVERTER = re.compile(r"<(?:[a-z_]+:)?([a-z_]+)>")
 
 
 def _before():
@@ -163,7 +266,8 @@ def _after(resp: Response) -> Response:
     if t0 is None:
         return resp
     elapsed = time.perf_counter() - t0
-    rule = request.url_rule.rule if request.url_rule is not None else "unmatched"
+    # the route's pattern without its converters: /games/<game_id>/moves
+    rule = _CONVERTER.sub(r"<\1>", request.url_rule.rule) if request.url_rule is not None else "unmatched"
     status = resp.status_code
     metrics.LATENCY.labels(route=rule, method=request.method).observe(elapsed)
     if status >= 400:

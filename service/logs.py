@@ -5,6 +5,11 @@ Every record carries ``time``, ``level``, ``logger`` and ``message``, and
 :func:`game_context` (the workers set it around a job), or from the HTTP
 request being served (the route's ``game_id``; the version the response
 names in its ETag).
+
+No log line carries a credential: the value of a ``token`` query parameter,
+a bearer token, a seat token (``st_...``), a key (``nk_...``) or a key of
+``NAIPES_API_KEYS`` is replaced by ``[redacted]``, at every level, in the
+application's lines and in gunicorn's (its access log, its error log).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import contextlib
 import contextvars
 import logging
 import os
+import re
 
 from pythonjsonlogger.json import JsonFormatter
 
@@ -32,6 +38,59 @@ def game_context(game_id: str | None, version: int | None = None):
 def set_version(version: int | None) -> None:
     game_id, _ = _game.get()
     _game.set((game_id, version))
+
+
+REDACTED = "[redacted]"
+_SECRETS = [
+    (re.compile(r"(?i)((?:^|[?&;\s\"'/])token(?:=|%3D))[^&;\s\"'#]+"), r"\1" + REDACTED),
+    (re.compile(r"(?i)(\bbearer(?:\s|%20|\+)+)[^\s\"',;]+"), r"\1" + REDACTED),
+    (re.compile(r"\b(st|nk)_[A-Za-z0-9_-]{6,}"), r"\1_" + REDACTED),
+]
+
+
+def _environment_secrets() -> re.Pattern | None:
+    keys = sorted({k.strip() for k in os.environ.get("NAIPES_API_KEYS", "").split(",") if len(k.strip()) >= 6},
+                  key=len, reverse=True)
+    return re.compile("|".join(re.escape(k) for k in keys)) if keys else None
+
+
+_ENV_SECRETS = _environment_secrets()
+
+
+def redact(text: str) -> str:
+    """``text`` without any credential in it."""
+    if _ENV_SECRETS is not None:
+        text = _ENV_SECRETS.sub(REDACTED, text)
+    for pattern, replacement in _SECRETS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+class Redact(logging.Filter):
+    """Rewrites a record's message without credentials (for handlers that format it themselves)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a malformed record is logging's to report
+            return True
+        clean = redact(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
+
+
+class ClientTimeouts(logging.Filter):
+    """gunicorn's report of a client whose socket timed out (it sent or read too slowly): one line at
+    info level instead of an error with a traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if not isinstance(exc, TimeoutError):
+            return True
+        record.msg, record.args, record.exc_info, record.exc_text = "client connection timed out", None, None, None
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        return logging.getLogger(record.name).isEnabledFor(logging.INFO)
 
 
 class GameContext(logging.Filter):
@@ -66,6 +125,9 @@ class Formatter(JsonFormatter):
         kwargs.setdefault("timestamp", False)
         super().__init__(*args, **kwargs)
 
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))  # the message, an exception's text, every extra field
+
     def formatTime(self, record, datefmt=None):  # noqa: N802 - logging's name
         from datetime import datetime, timezone
 
@@ -77,6 +139,7 @@ def handler(stream=None) -> logging.Handler:
     h = logging.StreamHandler(stream)
     h.setFormatter(Formatter())
     h.addFilter(GameContext())
+    h.addFilter(Redact())
     return h
 
 
@@ -94,18 +157,25 @@ def configure(level: str | None = None, stream=None) -> None:
     root.setLevel(level)
 
 
-# gunicorn's logconfig_dict: its own loggers and the application's, as JSON lines
-def gunicorn_logconfig(level: str) -> dict:
+# gunicorn's logconfig_dict: its own loggers and the application's, as JSON lines, without credentials.
+# gunicorn's access log is written when NAIPES_ACCESS_LOG is set or the level is info or debug.
+def gunicorn_logconfig(level: str, access: bool | None = None) -> dict:
+    level = level.upper()
+    if access is None:
+        access = bool(os.environ.get("NAIPES_ACCESS_LOG")) or level in ("INFO", "DEBUG")
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"game": {"()": "service.logs.GameContext"}},
+        "filters": {"game": {"()": "service.logs.GameContext"}, "redact": {"()": "service.logs.Redact"},
+                    "timeouts": {"()": "service.logs.ClientTimeouts"}},
         "formatters": {"json": {"()": "service.logs.Formatter"}},
-        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["game"],
-                                "stream": "ext://sys.stderr"}},
-        "root": {"level": level.upper(), "handlers": ["stderr"]},
+        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json",
+                                "filters": ["game", "redact"], "stream": "ext://sys.stderr"}},
+        "root": {"level": level, "handlers": ["stderr"], "filters": ["redact"]},
         "loggers": {
-            "gunicorn.error": {"level": level.upper(), "handlers": ["stderr"], "propagate": False},
-            "gunicorn.access": {"level": "INFO", "handlers": ["stderr"], "propagate": False},
+            "gunicorn.error": {"level": level, "handlers": ["stderr"], "propagate": False,
+                               "filters": ["timeouts", "redact"]},
+            "gunicorn.access": {"level": "INFO" if access else "WARNING", "handlers": ["stderr"],
+                                "propagate": False, "filters": ["redact"]},
         },
     }
