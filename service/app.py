@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import math
 import os
+import re
+from http import HTTPStatus
 
 import redis
 import yaml
-from flask import Flask, Response
+from flask import Flask, Response, current_app, request
+from flask.json.provider import DefaultJSONProvider
+from werkzeug.exceptions import RequestEntityTooLarge, default_exceptions
 
 from events.connect import connect, data_url, queue_url
 
+from . import ids
 from .application import Naipes, ProblemError
-from .http import NaipesApi, blp, problem_response
+from .http import PROBLEM, NaipesApi, blp, problem_response
 from .http_tournaments import install as install_tournaments
 from .ratelimit import attach_rate_limits
 
@@ -41,6 +48,135 @@ SPEC_OPTIONS = {
 }
 
 
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1  # what the event store's JSON (orjson) can write back
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class BadJSON(ValueError):
+    """A request body the strict parser refuses; the message names the problem and never quotes the body."""
+
+
+class _Refused:
+    """A number the parser read but refuses; the walk over the value names where it stood."""
+
+    def __init__(self, why: str):
+        self.why = why
+
+
+def _strict_int(text: str) -> int | _Refused:
+    if len(text) > 20 or not INT_MIN <= (value := int(text)) <= INT_MAX:
+        return _Refused(f"the integer is outside the 64-bit range {INT_MIN} to {INT_MAX}")
+    return value
+
+
+def _strict_float(text: str) -> float | _Refused:
+    value = float(text)
+    if not math.isfinite(value):
+        return _Refused("the number is too large for a double: numbers must be finite")
+    return value
+
+
+def _not_a_number(name: str) -> _Refused:
+    return _Refused(f"{name} is not JSON: numbers must be finite")
+
+
+def _where(path: tuple | None) -> str:
+    """``players[1]`` of a path kept as ``(parent, key)`` links; member names shortened, never unprintable."""
+    parts = []
+    while path is not None:
+        path, part = path
+        parts.append(f"[{part}]" if isinstance(part, int) else "." + _SURROGATE.sub("?", part[:40]))
+    return "".join(reversed(parts)).lstrip(".") or "the body"
+
+
+def _check(value) -> None:
+    """No refused number, and every string and member name valid Unicode: no lone surrogate (a
+    \\ud800-\\udfff escape without its pair), which nothing downstream could store or send back."""
+    stack = [(value, None)]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, _Refused):
+            raise BadJSON(f"{_where(path)}: {node.why}")
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                raise BadJSON(f"{_where(path)}: a string holds a lone surrogate escape (\\ud800 to \\udfff "
+                              "without its pair); text must be valid Unicode")
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                if _SURROGATE.search(k):
+                    raise BadJSON(f"{_where(path)}: a member name holds a lone surrogate escape (\\ud800 to "
+                                  "\\udfff without its pair); text must be valid Unicode")
+                stack.append((v, (path, k)))
+        elif isinstance(node, list):
+            stack.extend((v, (path, i)) for i, v in enumerate(node))
+
+
+def strict_loads(data: str | bytes) -> object:
+    """The one JSON parser of request bodies: standard JSON, UTF-8, valid Unicode text, integers within
+    64 bits and finite numbers only (anything else is :class:`BadJSON`)."""
+    if isinstance(data, (bytes, bytearray)):
+        try:
+            data = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BadJSON(f"the body is not UTF-8 (byte {exc.start})") from None
+    try:
+        value = json.loads(data, parse_int=_strict_int, parse_float=_strict_float, parse_constant=_not_a_number)
+    except json.JSONDecodeError as exc:
+        raise BadJSON(f"the body is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise BadJSON("the JSON body is nested too deeply") from None
+    _check(value)
+    return value
+
+
+def _printable(value):
+    """A problem's member as JSON can carry it: a lone surrogate that reached a detail becomes '?'."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("?", value)
+    if isinstance(value, dict):
+        return {_printable(k): _printable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_printable(v) for v in value]
+    return value
+
+
+class StrictJSONProvider(DefaultJSONProvider):
+    """Flask's JSON with :func:`strict_loads` for reading."""
+
+    def loads(self, s, **kwargs):
+        return strict_loads(s)
+
+
+def _strict_body():
+    """Every JSON request body goes through the strict parser before any route reads it: a body it
+    refuses is a 400 naming the problem (the routes' own parsing then only sees sound JSON)."""
+    if not request.is_json:
+        return None
+    data = request.get_data(cache=True)  # a Content-Length over MAX_CONTENT_LENGTH: 413
+    limit = request.max_content_length
+    if request.content_length is None and limit is not None and len(data) >= limit \
+            and request.environ["wsgi.input"].read(1):
+        raise RequestEntityTooLarge()  # a chunked body goes on past the limit, where get_data stopped reading
+    if not data.strip():
+        return None
+    try:
+        current_app.json.loads(data)
+    except BadJSON as exc:
+        return problem_response(400, "Invalid JSON body", str(exc), "bad-request")
+    return None
+
+
+def _errors_as_problems(resp: Response) -> Response:
+    """An error a library answered by itself (a file's failed precondition, say) is problem+json too."""
+    if resp.status_code < 400 or resp.mimetype == PROBLEM:
+        return resp
+    known = default_exceptions[resp.status_code]() if resp.status_code in default_exceptions else None
+    title = known.name if known else HTTPStatus(resp.status_code).phrase
+    detail = known.description if known else title
+    keep = {k: v for k, v in resp.headers.items() if k in ("Allow", "Retry-After", "ETag", "Last-Modified")}
+    return problem_response(resp.status_code, title, detail, title.lower().replace(" ", "-"), headers=keep)
+
+
 def create_app(service: Naipes | None = None, redis_url: str | None = None, *,
                rate_limit: str | None = None) -> Flask:
     """``rate_limit``: Flask-Limiter limits per credential (default from
@@ -55,6 +191,7 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *,
         API_SPEC_OPTIONS=SPEC_OPTIONS,
         MAX_CONTENT_LENGTH=64 * 1024,
     )
+    app.json = StrictJSONProvider(app)
     if service is None:
         url = redis_url or data_url()
         client = connect(url, health_check_interval=30)
@@ -71,14 +208,19 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *,
     from .examples import ExamplesPlugin
 
     api = NaipesApi(app, spec_kwargs={"extra_plugins": [ExamplesPlugin()]})
+    ids.install(app, api)  # before any route: every path id goes through the one validator
     api.register_blueprint(blp)
     __import__("service.http_live").http_live.install(api, app)  # stream, metrics, replay viewer
     install_tournaments(api, service)
+    app.before_request(_strict_body)  # after the rate limits and the timing hook: a refused body is counted
+    app.after_request(_errors_as_problems)
 
     @app.errorhandler(ProblemError)
     def _problem(exc: ProblemError):
         headers = exc.extra.pop("headers", None)
-        return problem_response(exc.status, exc.title, exc.detail, exc.kind, headers=headers, **exc.extra)
+        extra = {k: _printable(v) for k, v in exc.extra.items()}
+        return problem_response(exc.status, _printable(exc.title), _printable(exc.detail), exc.kind,
+                                headers=headers, **extra)
 
     @app.errorhandler(RecursionError)
     def _too_deep(exc):
