@@ -14,10 +14,24 @@ died (it sits in RQ's intermediate queue, and RQ's clean-up files it as
 failed a minute later); the scheduler process sweeps the set
 (:func:`sweep_deadlines`) and enqueues again any deadline left overdue, so
 no deadline depends on one job's delivery.
+
+A move's append and its deadline jobs are two writes (two Redis, at times).
+The append of a timed game also marks the game in ``naipes:games:due`` at
+the time of the append (same round trip); :func:`schedule` then moves the
+mark to the game's earliest deadline, after writing the jobs.  The workers'
+reconcile pass (:func:`reconcile`) reads the marks due by now: a mark left
+at an append's time is a move whose deadlines were never scheduled, and a
+deadline overdue is looked at once more.  It never reads every running game.
+
+An append moves for absent seats at most ``Naipes.MAX_AUTO_MOVES`` times;
+when the game owes more, :func:`schedule` queues a continuation job at once
+(:func:`enqueue_continuation`), behind the deadline jobs already due, so a
+game whose seats are all absent plays on without holding up other games.
 """
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timezone
 
 from rq import Queue
@@ -26,7 +40,7 @@ from rq.registry import ScheduledJobRegistry
 
 from domain import table as tables
 
-from .application import Naipes
+from .application import DUE, Naipes
 
 TIMERS = "naipes-timers"
 DEFAULT = "naipes-default"
@@ -59,6 +73,14 @@ def enqueue_deadline(queue: Queue, game_id: str, version: int, seat: int, deadli
         queue.enqueue(*args, **kwargs)
     else:
         queue.enqueue_at(datetime.fromtimestamp(at, timezone.utc), *args, **kwargs)
+
+
+def enqueue_continuation(queue: Queue, game_id: str, version: int) -> None:
+    """The job that goes on moving for a game's absent seats where an append
+    stopped at its cap (:meth:`Naipes.continue_absent`), queued now behind
+    the jobs already due; its id is unique to (game, version)."""
+    queue.enqueue("workers.jobs.continue_absent", game_id, version, job_id=f"absent-{game_id}-{version}",
+                  result_ttl=60, failure_ttl=24 * 3600)
 
 
 def parse_job_id(job: str) -> tuple[str, int, int] | None:
@@ -95,36 +117,60 @@ def sweep_deadlines(connection, now: float) -> list[str]:
     return again
 
 
-def reconcile(service: Naipes) -> list[str]:
+RECONCILE_BATCH = 500  # games one reconcile pass looks at (the most overdue first)
+RECHECK_SECONDS = 5.0  # an overdue game whose deadline jobs are pending is looked at again this much later
+
+# KEYS: DUE; ARGV: game id, the score read, the new score ('' = remove).  Only if the score is still the
+# one read: a mark an append wrote meanwhile stays.
+_SETTLE_DUE = """
+local current = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not current or tonumber(current) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+return 1
+"""
+
+
+def reconcile(service: Naipes, now: float | None = None) -> list[str]:
     """Schedule again the deadlines of running timed games that have none
     pending: a move's append and its deadline jobs are two writes, and
     Redis failing between them (or a web worker killed there) leaves the
     move stored and its deadlines unscheduled.  Returns the games re-armed.
-    Workers run this every few seconds (one at a time)."""
+    Workers run this every few seconds (one at a time).
+
+    The games come from ``naipes:games:due``, ordered by when each is due a
+    look: the append of a timed game marks it there at the time of the
+    append (in the append's round trip), and scheduling its deadlines moves
+    the mark to the earliest of them.  So a pass reads only the marks due by
+    now, at most RECONCILE_BATCH: moves whose deadlines were never scheduled,
+    and deadlines overdue; never every running game."""
     if service.scheduler is None:
         return []
-    from .application import RUNNING_TIMED, ProblemError
+    from .application import ProblemError
 
+    now = time.time() if now is None else now
+    settle = service.redis.register_script(_SETTLE_DUE)
     fixed = []
-    for raw in service.redis.smembers(RUNNING_TIMED):
+    for raw, score in service.redis.zrangebyscore(DUE, "-inf", now, start=0, num=RECONCILE_BATCH, withscores=True):
         game_id = raw.decode()
         try:
             table = service.table(game_id, fresh=True)
         except ProblemError:
-            service.redis.srem(RUNNING_TIMED, game_id)
+            settle(keys=[DUE], args=[game_id, repr(score), ""])
             continue
-        if tables.outcome(table) is not None:
-            service.redis.srem(RUNNING_TIMED, game_id)
+        deadlines = [d for _seat, d, _job in deadline_jobs(game_id, table)]
+        if tables.outcome(table) is not None or not deadlines:  # over, or frozen: no clock runs
+            settle(keys=[DUE], args=[game_id, repr(score), ""])
             continue
         jobs = [job for _seat, _deadline, job in deadline_jobs(game_id, table)]
-        if not jobs:
-            continue
         pipe = service.queue_redis.pipeline(transaction=False)
         for job in jobs:
             pipe.zscore(DEADLINES, job)
-        if any(score is None for score in pipe.execute()):
-            service.scheduler({}, table, game_id)
+        if any(found is None for found in pipe.execute()):
+            service.scheduler({}, table, game_id)  # marks the game at its earliest deadline
             fixed.append(game_id)
+            score = min(deadlines)
+        # looked at: next at its earliest deadline, or (that one overdue, its job pending) a little later
+        settle(keys=[DUE], args=[game_id, repr(score), repr(max(min(deadlines), now + RECHECK_SECONDS))])
     return fixed
 
 
@@ -141,6 +187,8 @@ def attach_scheduler(service: Naipes) -> None:
     registry = ScheduledJobRegistry(queue=queue)
 
     def schedule(old: dict, new: dict, game_id: str) -> None:
+        if Naipes.owes_absent_moves(new):
+            enqueue_continuation(queue, game_id, new["version"])
         old_clock = old.get("clock") or {}
         new_clock = new.get("clock") or {}
         if not old_clock and not new_clock:
@@ -150,9 +198,20 @@ def attach_scheduler(service: Naipes) -> None:
             pipe.zrem(registry.key, stale)
             pipe.zrem(DEADLINES, stale)
             pipe.delete(Job.key_for(stale))
+        deadlines = []
         for seat, deadline, job in deadline_jobs(game_id, new):
             enqueue_deadline(queue, game_id, new["version"], seat, deadline, job, at=deadline, pipeline=pipe)
             pipe.zadd(DEADLINES, {job: deadline})
+            deadlines.append(deadline)
+        # the game's mark in DUE (written by its append) moves to its earliest deadline, after the jobs:
+        # in the same round trip when the games and the queues share one Redis
+        due = pipe if service.queue_redis is service.redis else service.redis.pipeline(transaction=False)
+        if deadlines:
+            due.zadd(DUE, {game_id: min(deadlines)})
+        else:
+            due.zrem(DUE, game_id)
         pipe.execute()
+        if due is not pipe:
+            due.execute()
 
     service.scheduler = schedule

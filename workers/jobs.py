@@ -70,6 +70,16 @@ def enforce_deadline(game_id: str, version: int, seat: int, deadline: float) -> 
                 time.sleep(0.2)
 
 
+def continue_absent(game_id: str, version: int) -> bool:
+    """Go on moving for the absent seats of a game still at ``version``: an
+    append moves for them at most ``Naipes.MAX_AUTO_MOVES`` times, and this
+    job, queued behind the deadlines already due, makes the next append."""
+    from service.logs import game_context
+
+    with game_context(game_id, version):
+        return service().continue_absent(game_id, version)
+
+
 def advance_tournament(tournament_id: str) -> dict:
     """Record finished tables, pair the next round, create its games (idempotent)."""
     from service.tournaments import attach_tournaments
