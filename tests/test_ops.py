@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -186,3 +187,38 @@ def test_cli_lists_games_prints_replays_and_exports(service, redis_url, tmp_path
     for command in (["--help"], ["games", "list", "--help"], ["replay", "--help"], ["export", "--help"]):
         out = runner.invoke(cli, command)
         assert out.exit_code == 0 and "Usage:" in out.output
+
+
+def test_the_command_line_works_in_the_callers_directory_and_verify_prints_json(service, redis_url, tmp_path):
+    from .test_start_command import wrapper_env
+
+    g = service.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1})
+    rng = random.Random(3)
+    while not (view := service.state_view(g["id"], Viewer("spectator")))["finished"]:
+        seat = rng.choice(view["to_act"])
+        service.move(g["id"], seat, rng.choice(service.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"]))
+    env, _ = wrapper_env(tmp_path)
+    env["REDIS_URL"] = redis_url
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    name = f"export-{g['id']}.jsonl"
+    try:
+        r = subprocess.run([str(ROOT / "naipes"), "export", g["id"], "-o", name], cwd=elsewhere, env=env,
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert (elsewhere / name).exists() and not (ROOT / name).exists()
+        r = subprocess.run([str(ROOT / "naipes"), "verify", name], cwd=elsewhere, env=env, capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 0, r.stdout + r.stderr
+        printed = re.search(r"^verified: outcome (.*)$", r.stdout, re.M)
+        assert printed, r.stdout
+        header = json.loads((elsewhere / name).read_text().splitlines()[0])
+        assert json.loads(printed.group(1)) == header["outcome"] and header["outcome"]
+    finally:
+        (ROOT / name).unlink(missing_ok=True)  # written there only by a command run from the repository
+
+
+def test_keys_create_says_scope_is_required():
+    out = CliRunner().invoke(cli, ["keys", "create", "--name", "shop"])
+    assert out.exit_code == 2 and "Traceback" not in out.output
+    assert "--scope is required" in out.output and "games, tournaments, review, admin" in out.output, out.output
