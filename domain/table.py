@@ -18,13 +18,17 @@ A table is a JSON object:
 ``timeouts``           ``{"<seat>": n}``: timeouts in a row
 ``absent``             seats marked absent
 ``frozen``             moves refused while a reviewer holds the game
-``deals``              ``{"open": [...], "due": [...], "count": n}``: deals whose
-                       commitment is not yet revealed (``due`` once their hand
-                       is over) and how many deals there have been
+``deals``              ``{"open": [...], "due": [...], "count": n, "starts": [v, ...]}``:
+                       deals whose commitment is not yet revealed (``due`` once
+                       their hand is over), how many deals there have been, and
+                       the version at which each began
 ``deal_seed``          (duplicate play) the secret all of a game's seeds come from
-``notes``              reviewers' notes ``[{"version", "text", "by"}]``
+``notes``              how many notes reviewers have added (the notes are in
+                       the log, and the audit lists them: a note costs the
+                       table nothing, so folding many notes stays linear)
 ``adjudication``       ``None`` or the reviewers' rulings: ``void``,
-                       ``award`` (a result), ``corrections`` (score deltas)
+                       ``award`` (a result), ``corrections`` (score deltas, at
+                       most MAX_CORRECTIONS)
 """
 
 from __future__ import annotations
@@ -47,6 +51,9 @@ ADJUDICATED = "Adjudicated"
 TABLE_EVENTS = {GAME_CREATED, TURN_TIMED_OUT, DEAL_REVEALED, GAME_FROZEN, GAME_UNFROZEN, NOTE_ADDED, ADJUDICATED}
 REVIEW_EVENTS = {GAME_FROZEN, GAME_UNFROZEN, NOTE_ADDED, ADJUDICATED}
 ADJUDICATIONS = ("void", "award", "correct_score", "unfreeze")
+# Score corrections a game takes: the outcome adds them up at every event, so
+# a log may not grow them without end.
+MAX_CORRECTIONS = 50
 
 TIMING_OPTIONS = {
     "turn_seconds": {
@@ -63,7 +70,8 @@ TIMING_OPTIONS = {
     },
     "absent_after": {
         "type": "integer", "default": 3, "minimum": 1, "maximum": 1000,
-        "description": "Timeouts in a row after which a seat is marked absent and moved for at once.",
+        "description": "Timeouts in a row after which a seat is marked absent and moved for at once "
+                       "(while some seat is present; when every seat is absent each waits for its turn clock).",
     },
 }
 
@@ -118,9 +126,9 @@ def evolve(table: dict | None, env: dict) -> dict:
             "timeouts": {},
             "absent": [],
             "frozen": False,
-            "deals": {"open": [], "due": [], "count": 0},
+            "deals": {"open": [], "due": [], "count": 0, "starts": []},
             "deal_seed": ((env.get("private") or {}).get("setup") or {}).get("deal_seed"),
-            "notes": [],
+            "notes": 0,
             "adjudication": None,
         }
         if timing.get("bank_seconds") is not None:
@@ -183,6 +191,7 @@ def _track_deals(table: dict, module: Any, env: dict) -> None:
         entry = {"version": env["version"], "commitment": commitment, "salt": secret.get("salt"),
                  "deck": secret.get("deck")}
         deals["count"] = deals["count"] + 1
+        deals["starts"] = [*deals.get("starts", ()), env["version"]]
         if module.outcome(table["state"]) is not None:
             deals["due"] = deals["due"] + [entry]
         else:
@@ -214,13 +223,14 @@ def deal_seed(table: dict) -> int | None:
 def _review(table: dict, env: dict) -> None:
     """Reviewers' events: freeze, unfreeze, notes, adjudications (mutates the copy)."""
     etype, d = env["type"], env["data"]
-    who = env.get("actor", "")
     if etype == GAME_FROZEN:
         table["frozen"] = True
     elif etype == GAME_UNFROZEN:
         table["frozen"] = False
     elif etype == NOTE_ADDED:
-        table["notes"] = table["notes"] + [{"version": d["at_version"], "text": d["text"], "by": who}]
+        notes = table.get("notes") or 0
+        # a list: a table stored before notes were counted
+        table["notes"] = (len(notes) if isinstance(notes, list) else notes) + 1
     elif etype == ADJUDICATED:
         adj = dict(table["adjudication"] or {"void": False, "award": None, "corrections": []})
         action = d["action"]
@@ -229,10 +239,15 @@ def _review(table: dict, env: dict) -> None:
         elif action == "award":
             adj["award"] = d["result"]
         elif action == "correct_score":
+            if len(adj["corrections"]) >= MAX_CORRECTIONS:
+                raise ValueError(f"more than {MAX_CORRECTIONS} score corrections")
             adj["corrections"] = adj["corrections"] + [d["deltas"]]
         elif action == "unfreeze":
             table["frozen"] = False
         table["adjudication"] = adj
+        if table["deals"]["open"] and outcome(table) is not None:
+            # the ruling ended the game mid-hand: its deal is over too, and is revealed in the same append
+            table["deals"] = {**table["deals"], "due": table["deals"]["due"] + table["deals"]["open"], "open": []}
 
 
 def outcome(table: dict) -> dict | None:
@@ -258,6 +273,38 @@ def outcome(table: dict) -> dict | None:
         result = {**result, "scores": scores, "ranking": sorted(range(n), key=lambda s: -scores[s]),
                   "winners": [s for s in range(n) if scores[s] == best]}
     return {**result, "adjudicated": True}
+
+
+def ranks(table: dict, result: dict | None) -> list[int | None]:
+    """Each seat's place in ``result`` (an :func:`outcome` of ``table``):
+    competition ranking, so seats with equal scores share a place and the
+    next place is skipped (1, 2, 2, 4).  A game whose rules order equal
+    scores by another criterion says so with ``TIES_BROKEN``: its places
+    follow its ranking one by one.  A reviewer's award or correction ranks
+    by the scores alone.  A seat the ranking leaves out (a void game) has
+    no place."""
+    if not result:
+        return []
+    ranking = list(result.get("ranking") or [])
+    scores = result.get("scores") or []
+    n = max(len(scores), len(table["state"].get("players", [])), len(ranking))
+    broken = not result.get("adjudicated") and getattr(registry.get(table["game"]), "TIES_BROKEN", False)
+    places: list[int | None] = [None] * n
+    previous = None
+    for position, seat in enumerate(ranking, start=1):
+        tied = (previous is not None and not broken and seat < len(scores) and previous < len(scores)
+                and scores[seat] == scores[previous])
+        places[seat] = places[previous] if tied else position
+        previous = seat
+    return places
+
+
+def ranked(table: dict, result: dict | None) -> dict | None:
+    """``result`` as shown to people: with ``ranks`` (see :func:`ranks`).
+    The outcome itself stays as folded, so logs exported earlier still verify."""
+    if result is None:
+        return None
+    return {**result, "ranks": ranks(table, result)}
 
 
 def _run_clocks(table: dict, module: Any, env: dict) -> None:

@@ -13,18 +13,24 @@ Keys of game ``g``:
 ``naipes:{g}:idem:<k>`` the first response to a request with that
                         ``Idempotency-Key`` (expires after a day)
 ``naipes:{g}:auth``     hash: SHA-256 of a seat token -> seat
+``naipes:{g}:ckpt``     hash: replay checkpoints, the folded table at every
+                        K-th version (``<tag>:<version>`` -> JSON) and the
+                        highest one built (``<tag>:top``); the tag names the
+                        fold's code, so a checkpoint of other code is never
+                        used.  A cache: it expires unused and is rebuilt.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import redis
 
 from .envelope import GENESIS, dumps, loads, verify_chain
 
 IDEMPOTENCY_TTL = 24 * 3600
+CHECKPOINT_TTL = 7 * 24 * 3600  # replay checkpoints unused this long are dropped (they are rebuilt on demand)
 # Stream entry ids are 64-bit: no version can be above this, and Redis refuses
 # an id beyond it, so reads past it are answered here (nothing is there).
 MAX_VERSION = 2**63 - 2
@@ -52,6 +58,19 @@ return {1, expected + n}
 """
 
 
+# KEYS: checkpoint hash; ARGV: fresh ('1': drop the hash first), top field,
+#       highest version saved, ttl, then field, value, field, value ...
+# The top only rises (a reader checks that the checkpoint it names is there).
+_SAVE_CHECKPOINTS = """
+if ARGV[1] == '1' then redis.call('DEL', KEYS[1]) end
+for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+local top = tonumber(redis.call('HGET', KEYS[1], ARGV[2]) or '0')
+if tonumber(ARGV[3]) > top then redis.call('HSET', KEYS[1], ARGV[2], ARGV[3]) end
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+return 1
+"""
+
+
 class VersionConflict(Exception):
     def __init__(self, expected: int, current: int):
         super().__init__(f"expected version {expected}, the game is at version {current}")
@@ -73,6 +92,7 @@ class EventStore:
     def __init__(self, client: redis.Redis):
         self.redis = client
         self._append = client.register_script(_APPEND)
+        self._save_checkpoints = client.register_script(_SAVE_CHECKPOINTS)
 
     # -- writing -------------------------------------------------------
     def append(
@@ -84,11 +104,17 @@ class EventStore:
         snapshot: bytes | None = None,
         idempotency_key: str | None = None,
         response: bytes | None = None,
+        also: Callable[[Any], None] | None = None,
     ) -> AppendResult:
         """Append ``envelopes`` if the game is at ``expected_version``.
 
         All checks happen before the first write, inside one script: the
         append is all or nothing.  Raises :class:`VersionConflict`.
+
+        ``also(pipeline)`` queues writes to keys outside the game (a global
+        index) sent in the same round trip, after the script (on a Redis
+        Cluster, just before it): they are not part of the append, and are
+        made whether it succeeds or not.
         """
         if not envelopes:
             raise ValueError("nothing to append")
@@ -106,12 +132,32 @@ class EventStore:
             IDEMPOTENCY_TTL,
         ]
         args.extend(dumps(env) for env in envelopes)
-        status, value = self._append(keys=keys, args=args)
+        status, value = self._append(keys=keys, args=args) if also is None else self._append_with(keys, args, also)
         if status == 1:
             return AppendResult(int(value))
         if status == 2:
             return AppendResult(-1, replayed=value)
         raise VersionConflict(expected_version, int(value))
+
+    def _append_with(self, keys: list[str], args: list[Any], also: Callable[[Any], None]) -> Any:
+        """The append script and ``also``'s writes in one pipeline (EVALSHA: a
+        pipeline running a registered script would first ask whether it is
+        loaded, a round trip more).  On a Redis Cluster the other keys live on
+        other nodes: their writes go first, then the script."""
+        if isinstance(self.redis, redis.cluster.RedisCluster):
+            pipe = self.redis.pipeline(transaction=False)
+            also(pipe)
+            pipe.execute()
+            return self._append(keys=keys, args=args)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.evalsha(self._append.sha, len(keys), *keys, *args)
+        also(pipe)
+        result = pipe.execute(raise_on_error=False)[0]
+        if isinstance(result, redis.exceptions.NoScriptError):  # Redis restarted without it: load it and run
+            return self._append(keys=keys, args=args)
+        if isinstance(result, Exception):
+            raise result
+        return result
 
     def remember_response(self, game_id: str, idempotency_key: str) -> bytes | None:
         return self.redis.get(key(game_id, f"idem:{idempotency_key}"))
@@ -171,6 +217,24 @@ class EventStore:
 
     def snapshot(self, game_id: str) -> bytes | None:
         return self.redis.get(key(game_id, "snap"))
+
+    # -- replay checkpoints ----------------------------------------------
+    def checkpoint(self, game_id: str, tag: str, version: int) -> tuple[int, bytes | None]:
+        """The highest checkpoint version built under ``tag`` (0: none) and
+        the checkpoint of ``version`` (None when not built)."""
+        top, found = self.redis.hmget(key(game_id, "ckpt"), f"{tag}:top", f"{tag}:{version}")
+        return (int(top) if top else 0), found
+
+    def save_checkpoints(self, game_id: str, tag: str, tables: dict[int, bytes], *, fresh: bool = False) -> None:
+        """Store checkpoints built under ``tag`` (version -> table JSON) and
+        raise the tag's top to the highest of them.  ``fresh``: none of the
+        tag's were there, so the checkpoints of other tags go first."""
+        if not tables:
+            return
+        args: list[Any] = ["1" if fresh else "0", f"{tag}:top", max(tables), CHECKPOINT_TTL]
+        for version, raw in sorted(tables.items()):
+            args += [f"{tag}:{version}", raw]
+        self._save_checkpoints(keys=[key(game_id, "ckpt")], args=args)
 
     # -- seat tokens ----------------------------------------------------
     def set_tokens(self, game_id: str, mapping: dict[str, int], *, replace: bool = False) -> None:

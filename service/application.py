@@ -17,23 +17,35 @@ from typing import Any, Callable
 
 import jsonschema
 import redis
-from cachetools import LRUCache
+from cachetools import LRUCache, TTLCache
 
 from domain import registry
 from domain import table as tables
 from domain.base import REVIEWER, SPECTATOR, RuleViolation
-from events.envelope import GENESIS, dumps, loads, now_iso, seal_batch, for_viewer
-from events.store import EventStore, VersionConflict
+from events.envelope import GENESIS, dumps, loads, now_iso, seal_batch
+from events.store import EventStore, VersionConflict, key
 
+from . import ids
+from . import listing
+from . import sight as sights
 from .access import KeyStore
+from .house_secret import HouseSecret
+from .sight import GameContext, Sight
 from .verify import EXPORT_FORMAT, verify_export
 
 log = logging.getLogger("naipes.application")
 
 MAX_RETRIES = 8
-INDEX = "naipes:games"            # sorted set: game id by creation time (ms)
+MAX_IMPORT_EVENTS = 200_000
+INDEX = "naipes:games"            # sorted set: game id by the time it was first listed (ms); every game
 INDEX_INFO = "naipes:games:info"  # hash: game id -> JSON summary
 RUNNING_TIMED = "naipes:games:timed"  # set: the timed games not finished (whose deadlines the workers watch)
+# sorted sets with INDEX's scores, one per filter of the listing: <BY>:type:<t>, <BY>:status:<s>,
+# <BY>:type:<t>:status:<s>; <BY>:ready says they hold every game of INDEX_INFO (see Naipes.list_games)
+LISTED_BY = "naipes:games:by"
+# sorted set: running timed game -> when the workers' reconcile pass looks at it: the time of its last
+# append until its deadlines are scheduled, then its earliest deadline (see service.timers.reconcile)
+DUE = "naipes:games:due"
 
 
 class ProblemError(Exception):
@@ -73,8 +85,11 @@ class Viewer:
 
     @property
     def sees_all(self) -> bool:
-        """Integrator keys that run games or review them see every card."""
-        return self.kind == "integrator" and bool({"games", "review"} & self.scopes)
+        """Whether the credential sees every card of every game (review or admin scope).
+
+        What a caller sees of one game is decided by :meth:`Naipes.sight`;
+        the key that owns a game (or its tournament) sees all of it too."""
+        return self.kind == "integrator" and bool({"review", "admin"} & self.scopes)
 
 
 SPECTATOR_VIEWER = Viewer("spectator")
@@ -83,8 +98,15 @@ SPECTATOR_VIEWER = Viewer("spectator")
 class Naipes:
     def __init__(self, client: redis.Redis, *, api_keys: list[str] | None = None,
                  scheduler: Callable[[dict, dict], None] | None = None, cache_size: int = 4096,
-                 queue_client: redis.Redis | None = None):
+                 queue_client: redis.Redis | None = None, secret: str | bytes | None = None):
         self.redis = client
+        self._given_secret = secret
+        self._secret: HouseSecret | None = None
+        self._contexts: LRUCache = LRUCache(maxsize=cache_size)
+        self._peer_counts: TTLCache = TTLCache(maxsize=cache_size, ttl=1.0)
+        self._recent_fold_tables: LRUCache = LRUCache(maxsize=self.REPLAY_CACHE)  # replays' tables
+        # set by the tournaments application: (game id) -> what a tournament adds to a game's context
+        self.tournament_context: Callable[[str], dict | None] | None = None
         # RQ's Redis (turn deadlines, tournament jobs, webhooks): the data's Redis unless that is a cluster
         self.queue_redis = queue_client if queue_client is not None else client
         self.store = EventStore(client)
@@ -101,6 +123,14 @@ class Naipes:
         # called with (game id, table before, seat) after a deadline timed a seat out
         self.on_timeout: list[Callable[[str, dict, int], None]] = []
 
+    @property
+    def secret(self) -> HouseSecret:
+        """Derives duplicate deal seeds and tournament tables' seat tokens (see service.house_secret);
+        resolved on first use, so that a process starts while Redis is away."""
+        if self._secret is None:
+            self._secret = HouseSecret.resolve(self.redis, self._given_secret)
+        return self._secret
+
     # ------------------------------------------------------------ identity
     def integrator(self, key: str | None) -> Viewer | None:
         rec = self.keys.lookup(key)
@@ -110,14 +140,17 @@ class Naipes:
 
     def require(self, credential: str | None, scope: str, *alternatives: str) -> Viewer:
         """An integrator key holding ``scope`` (or one of ``alternatives``), or a 401/403 problem."""
+        if not credential:
+            raise ProblemError(401, "Integrator key required",
+                               "this operation needs an integrator key as bearer token", "unauthorized")
         viewer = self.integrator(credential)
         if viewer is None:
-            raise ProblemError(401, "Integrator key required",
-                               "this operation needs a live integrator key as bearer token", "unauthorized")
+            raise ProblemError(401, "Unknown credential", "the bearer token is not a live integrator key "
+                               "(a seat token is not one)", "unauthorized")
         if not viewer.scopes & {scope, *alternatives}:
             named = " or ".join(f"'{s}'" for s in (scope, *alternatives))
             raise ProblemError(403, "Scope missing", f"this key lacks the {named} scope", "scope-missing",
-                               scope=scope)
+                               scope=scope, scopes=[scope, *alternatives])
         return viewer
 
     def seat_for_token(self, game_id: str, token: str) -> int | None:
@@ -130,17 +163,29 @@ class Naipes:
                 self._auth[game_id] = tokens
         return tokens.get(h)
 
-    def viewer(self, game_id: str | None, credential: str | None) -> Viewer:
-        """Resolve a bearer credential: integrator key, seat token, or nothing."""
+    def viewer(self, game_id: str | None, credential: str | None, *, seat_only: bool = False) -> Viewer:
+        """Resolve a bearer credential: integrator key, seat token, or nothing.
+
+        ``seat_only``: the operation is a seat's (a move, its legal moves): no credential is a 401
+        and an integrator key a 403.  A credential that is no key, sent to a game that does not
+        exist, is answered 404 (as a seat token of that game would be)."""
         if not credential:
+            if seat_only:
+                raise ProblemError(401, "Seat token required", "this operation is a seat's: send the seat's token "
+                                   "as bearer token", "unauthorized")
             return SPECTATOR_VIEWER
         found = self.integrator(credential)
         if found:
+            if seat_only:
+                raise ProblemError(403, "Seat token required", "this operation is a seat's: send the seat's token "
+                                   "(an integrator key acts for no seat)", "seat-required")
             return found
         if game_id is not None:
             seat = self.seat_for_token(game_id, credential)
             if seat is not None:
                 return Viewer("seat", seat=seat)
+            if not self.store.exists(game_id):
+                raise not_found(game_id)
         raise ProblemError(401, "Unknown credential",
                            "the bearer token is neither an integrator key nor a seat token of this game",
                            "unauthorized")
@@ -158,23 +203,44 @@ class Naipes:
                 "min_players": module.MIN_PLAYERS,
                 "max_players": module.MAX_PLAYERS,
                 "options": {name: dict(spec) for name, spec in props.items()},
+                "constraints": [dict(c) for c in _constraints(gid)[0]],
             })
         return out
 
     @staticmethod
     def validate_options(game_type: str, options: dict) -> dict:
+        """The options with their defaults filled in, or a 422 naming what is wrong: an unknown
+        option (naming the game's options), a value its schema refuses, or a constraint of
+        GET /game-types that the options alone break (``rule`` names it)."""
         schema, validator = _options_validator(game_type)
-        error = jsonschema.exceptions.best_match(validator.iter_errors(options))
+        errors = list(validator.iter_errors(options))
+        # a const error comes from an if/then between options: the constraint naming it says why
+        error = jsonschema.exceptions.best_match(e for e in errors if e.validator != "const")
         if error is not None:
             where = ".".join(str(p) for p in error.absolute_path) or "options"
-            raise ProblemError(422, "Invalid options", f"{where}: {error.message}", "invalid-options")
+            message = error.message
+            if error.validator == "additionalProperties":
+                message = f"{error.message}; the options of {game_type} are {', '.join(schema['properties'])}"
+            raise ProblemError(422, "Invalid options", f"{where}: {message}", "invalid-options")
         filled = {name: spec.get("default") for name, spec in schema["properties"].items()}
         filled.update(options)
+        constraints, check = _constraints(game_type)
+        for constraint, holds in zip(constraints, check):
+            if constraint["on"] == ["options"] and not holds({"options": filled}):
+                raise ProblemError(422, "Invalid options", f"{constraint['id']}: {constraint['description']}",
+                                   "invalid-options", rule=constraint["id"])
+        if errors:  # an if/then of the options' schema that no constraint names
+            where = ".".join(str(p) for p in errors[0].absolute_path) or "options"
+            spec = schema["properties"].get(where, {})
+            raise ProblemError(422, "Invalid options", f"{where}: {dumps(errors[0].instance).decode()} is not "
+                               "allowed together with the other options given "
+                               f"({spec.get('description', 'see GET /game-types')})", "invalid-options")
         return filled
 
     # ------------------------------------------------------------ creation
     def create_game(self, game_type: str, players: list[str], options: dict | None = None,
-                    *, seed: int | None = None, deal_seed: str | None = None, game_id: str | None = None) -> dict:
+                    *, seed: int | None = None, deal_seed: str | None = None, game_id: str | None = None,
+                    owner: str | None = None, tournament: str | None = None) -> dict:
         """Create and start a game.  Games created with the same ``deal_seed``
         are dealt the same cards, deal by deal (duplicate play); the secret is
         kept in a private part of ``GameCreated`` that no seat receives.
@@ -183,7 +249,15 @@ class Naipes:
         tournament table).  If a game of that id exists already, an earlier
         attempt created it and its answer (the seat tokens, stored only
         hashed) was lost: the seats get new tokens and the game is returned,
-        so that a retried creation never makes a second game."""
+        so that a retried creation never makes a second game.
+
+        ``owner``: the key id that sees the whole game (see
+        :mod:`service.sight`).  ``tournament``: the tournament whose table
+        this is; its seats' tokens are derived from the service secret, so
+        the tournament's owner can be shown them again and no copy is
+        stored."""
+        if game_id is not None and not ids.is_game_id(game_id):
+            raise ProblemError(422, "Bad game id", ids.describe_game_id(), "bad-game-id")
         if game_id is not None and self.store.exists(game_id):
             return self._reissue(game_id)
         try:
@@ -211,10 +285,11 @@ class Naipes:
         stamp = now_iso()
         envs = seal_batch(game_id, 0, GENESIS, [dict(created, actor="integrator")], actor="integrator",
                           time=stamp, rules=module.RULES_VERSION)
-        envs += seal_batch(game_id, 1, envs[0]["hash"], start, actor="system", time=stamp,
-                           rules=module.RULES_VERSION)
         table = tables.fold(envs)
+        more, table = self._append_events(game_id, table, start, actor="system", stamp=stamp)
+        envs += more
         envs, table = self._settle(game_id, envs, table, stamp)
+        self._write_meta(game_id, owner=owner, tournament=tournament)
         seats = self._new_tokens(game_id, list(players), replace=given)
         try:
             self._commit(game_id, None, table, envs)
@@ -225,9 +300,33 @@ class Naipes:
         self._index(game_id, table, created=True)
         return {"id": game_id, "game": game_type, "version": table["version"], "seats": seats}
 
+    def _write_meta(self, game_id: str, *, owner: str | None = None, tournament: str | None = None,
+                    origin: dict | None = None) -> None:
+        """What a game's log does not say about it: who owns it, its tournament, where it came from."""
+        meta = {"owner": owner, "tournament": tournament, "origin": dumps(origin).decode() if origin else None}
+        meta = {k: v for k, v in meta.items() if v is not None}
+        if meta:
+            self.redis.hset(key(game_id, "meta"), mapping=meta)
+        with self._lock:
+            self._contexts.pop(game_id, None)
+
+    def meta(self, game_id: str) -> dict:
+        raw = {k.decode(): v.decode() for k, v in self.redis.hgetall(key(game_id, "meta")).items()}
+        if "origin" in raw:
+            raw["origin"] = loads(raw["origin"])
+        return raw
+
+    def tournament_seat_token(self, game_id: str, seat: int) -> str:
+        """The seat token of a tournament table, derived from the service secret (never stored)."""
+        return "st_" + self.secret.token("tournament-seat", game_id, seat)
+
     def _new_tokens(self, game_id: str, players: list[str], *, replace: bool) -> list[dict]:
-        """A fresh token for every seat, stored hashed (``replace``: the game's earlier ones stop working)."""
-        tokens = [f"st_{secrets.token_urlsafe(24)}" for _ in players]
+        """A fresh token for every seat, stored hashed (``replace``: the game's earlier ones stop working).
+        A tournament table's tokens are derived from the service secret instead of drawn."""
+        if self.meta(game_id).get("tournament"):
+            tokens = [self.tournament_seat_token(game_id, i) for i in range(len(players))]
+        else:
+            tokens = [f"st_{secrets.token_urlsafe(24)}" for _ in players]
         self.store.set_tokens(game_id, {token_hash(t): i for i, t in enumerate(tokens)}, replace=replace)
         if replace:
             with self._lock:
@@ -241,26 +340,153 @@ class Naipes:
         self._index(game_id, table, created=True)
         return {"id": game_id, "game": table["game"], "version": table["version"], "seats": seats}
 
+    # ------------------------------------------------------------ the listing
+    # A game's summary in INDEX_INFO (its type, status, players...) and its
+    # place in the sorted sets of the listing change when the game is
+    # created, joined, finished, reissued or imported: not at every move.  A
+    # page reads the version and the time of each of its games' latest event
+    # from the games themselves (one XREVRANGE each, in the page's one
+    # pipeline), so the listing shows them current at no cost to moves.
+    STATUSES = ("active", "finished")
+    LISTING_BACKFILL = 20_000  # summaries a listing request indexes while the store's sets are being filled
+
+    @staticmethod
+    def _listing_key(game_type: str | None, status: str | None) -> str:
+        """The sorted set of the listing with these filters."""
+        if game_type and status:
+            return f"{LISTED_BY}:type:{game_type}:status:{status}"
+        if game_type:
+            return f"{LISTED_BY}:type:{game_type}"
+        if status:
+            return f"{LISTED_BY}:status:{status}"
+        return INDEX
+
+    @classmethod
+    def _listing_keys(cls, info: dict) -> list[str]:
+        """Every filtered set a summary belongs to (INDEX holds them all)."""
+        return [cls._listing_key(info["game"], None), cls._listing_key(None, info["status"]),
+                cls._listing_key(info["game"], info["status"])]
+
+    @classmethod
+    def _unlisted_keys(cls, info: dict) -> list[str]:
+        """The sets of the other statuses, which a summary leaves."""
+        return [k for s in cls.STATUSES if s != info["status"]
+                for k in (cls._listing_key(None, s), cls._listing_key(info["game"], s))]
+
+    # writes a summary unless the one stored is of a later version (an _index racing a later one)
+    _PUT_SUMMARY = """
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if current and ARGV[4] ~= '1' then
+  local ok, decoded = pcall(cjson.decode, current)
+  if ok and type(decoded) == 'table' and tonumber(decoded['version'] or 0) > tonumber(ARGV[2]) then return 0 end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+"""
+
     def _index(self, game_id: str, table: dict, created: bool = False) -> None:
-        info = {"id": game_id, "game": table["game"], "status": "finished" if _finished(table) else "active", "created_at": table["created_at"], "updated_at": table["updated_at"],
-                "version": table["version"], "players": _players(table), "timed": tables.timed(table)}
+        """List a game, or move it in the listing (its status changed).  ``created``:
+        a new game (or one made again under its id): its summary replaces any stored."""
+        ctx = self.context(game_id)
+        info = {"id": game_id, "game": table["game"], "status": "finished" if _finished(table) else "active",
+                "created_at": table["created_at"], "updated_at": table["updated_at"],
+                "version": table["version"], "players": _players(table), "timed": tables.timed(table),
+                "provenance": "imported" if ctx.origin else "native", "tournament": ctx.tournament}
+        running_timed = info["timed"] and info["status"] == "active"
         pipe = self.redis.pipeline(transaction=False)
-        if created:
-            pipe.zadd(INDEX, {game_id: int(_time.time() * 1000)})
-        pipe.hset(INDEX_INFO, game_id, dumps(info))
-        if info["timed"] and info["status"] == "active":
+        pipe.zadd(INDEX, {game_id: listing.now_ms()}, nx=True)  # a game keeps the place it was first listed at
+        pipe.zscore(INDEX, game_id)
+        if running_timed:
             pipe.sadd(RUNNING_TIMED, game_id)
+            # an imported game's deadlines were never scheduled: the reconcile pass looks at it now
+            pipe.zadd(DUE, {game_id: _time.time()}, nx=True)
         else:
             pipe.srem(RUNNING_TIMED, game_id)
+            pipe.zrem(DUE, game_id)
+        score = pipe.execute()[1]
+        put = self.__dict__.get("_put_summary") or self.__dict__.setdefault(
+            "_put_summary", self.redis.register_script(self._PUT_SUMMARY))
+        if not put(keys=[INDEX_INFO], args=[game_id, table["version"], dumps(info), "1" if created else "0"]):
+            return  # a later version's summary is stored, and listed where it belongs
+        pipe = self.redis.pipeline(transaction=False)
+        for k in self._listing_keys(info):
+            pipe.zadd(k, {game_id: int(score)})
+        for k in self._unlisted_keys(info):
+            pipe.zrem(k, game_id)
         pipe.execute()
 
     def list_games(self, game_type: str | None = None, status: str | None = None, limit: int = 50,
-                   offset: int = 0) -> dict:
-        ids = [i.decode() for i in self.redis.zrevrange(INDEX, 0, -1)]
-        infos = self.redis.hmget(INDEX_INFO, ids) if ids else []
-        rows = [loads(r) for r in infos if r]
-        rows = [r for r in rows if (not game_type or r["game"] == game_type) and (not status or r["status"] == status)]
-        return {"total": len(rows), "games": rows[offset:offset + limit]}
+                   offset: int = 0, cursor: str | None = None, viewer: Viewer | None = None) -> dict:
+        """Games newest first, ``limit`` at a time, from the sorted set of the
+        filters given (its cost does not grow with the store): after ``cursor``
+        (a page's ``next_cursor``), else from ``offset``.  Each game shows its
+        current version and the time of its latest event, as ``viewer`` may
+        see them (None: the operator, who sees every game whole)."""
+        if cursor is not None and offset:
+            raise ProblemError(422, "Bad page", "give cursor or offset, not both", "bad-page")
+        if listing.backfill(self.redis, ready=f"{LISTED_BY}:ready", info=INDEX_INFO, every=INDEX,
+                            keys_of=self._listing_keys, budget=self.LISTING_BACKFILL):
+            listed = self._listing_key(game_type, status)
+        else:  # sets not filled yet (a store written before them): every game, filtered as read
+            listed = INDEX
+
+        def load(ids: list[str], scores: list[int]) -> list[dict | None]:
+            return self._listing_rows(ids, scores, listed, game_type, status, viewer)
+
+        try:
+            found = listing.page(self.redis, listed, limit=limit, offset=offset, cursor=cursor, load=load)
+        except listing.BadCursor as exc:
+            raise ProblemError(422, "Bad cursor", str(exc), "bad-cursor") from None
+        return {"total": found["total"], "games": found["rows"], "next_cursor": found["next_cursor"]}
+
+    SUMMARY_FIELDS = ("id", "game", "status", "created_at", "updated_at", "version", "players", "timed",
+                      "provenance")
+
+    def _listing_rows(self, ids: list[str], scores: list[int], listed: str, game_type: str | None,
+                      status: str | None, viewer: Viewer | None) -> list[dict | None]:
+        """The rows of a page's games (None: not in this listing), with their
+        current version and time; a game found in a set its status has left
+        is moved to where it belongs."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hmget(INDEX_INFO, ids)
+        for gid in ids:
+            pipe.xrevrange(key(gid, "events"), count=1)
+        infos, *tails = pipe.execute()
+        rows: list[dict | None] = []
+        repair = self.redis.pipeline(transaction=False)
+        for gid, score, raw, tail in zip(ids, scores, infos, tails):
+            info = loads(raw) if raw else None
+            if info is None or not tail:  # not a game of this store (any more)
+                rows.append(None)
+                continue
+            if (game_type and info["game"] != game_type) or (status and info["status"] != status):
+                if listed != INDEX:  # listed under a status it has left: listed again where it belongs
+                    repair.zrem(listed, gid)
+                    for k in self._listing_keys(info):
+                        repair.zadd(k, {gid: score})
+                rows.append(None)
+                continue
+            last = loads(tail[0][1][b"e"])
+            row = {k: info[k] for k in self.SUMMARY_FIELDS if k in info}
+            row["version"], row["updated_at"] = last["version"], last["time"]
+            # a tournament's table (a summary written before tables were named: maybe one) may be held back
+            if viewer is not None and info.get("tournament", True):
+                row = self._listing_sight(gid, row, viewer)
+            rows.append(row)
+        if len(repair):
+            repair.execute()
+        return rows
+
+    def _listing_sight(self, game_id: str, row: dict, viewer: Viewer) -> dict:
+        """A table of a duplicate round shows what its view shows the caller:
+        held at the round's public horizon (see :mod:`service.sight`)."""
+        if viewer.sees_all or not self.context(game_id).duplicate:
+            return row
+        seen = self.sight(game_id, viewer)
+        if seen.full or seen.horizon is None or row["version"] <= seen.horizon:
+            return row
+        at = self.store.read(game_id, seen.horizon - 1, seen.horizon)
+        return {**row, "version": seen.horizon, "updated_at": at[0]["time"] if at else row["created_at"]}
 
     # ------------------------------------------------------------ loading
     def table(self, game_id: str, *, fresh: bool = False, trust_cache: bool = False) -> dict:
@@ -296,11 +522,98 @@ class Naipes:
             if cached is None or cached["version"] <= table["version"]:
                 self._cache[game_id] = table
 
+    # Replays fold from checkpoints: the table at every REPLAY_EVERY-th version
+    # is kept in the game's ``ckpt`` hash (built by the first fold that passes
+    # it, then kept), so a fold reads and folds at most REPLAY_EVERY events;
+    # the tables of recent folds are kept here too.  At most REPLAY_SLOTS
+    # replays fold at once in a process; more get 503 with Retry-After.
+    REPLAY_EVERY = 128
+    REPLAY_CACHE = 256
+    REPLAY_SLOTS = 2
+    _replay_slots = threading.BoundedSemaphore(REPLAY_SLOTS)
+    _CHECKPOINT_BATCH = 64  # checkpoints saved per write while a long log is folded the first time
+
     def fold_from_zero(self, game_id: str, until: int | None = None) -> dict:
-        envs = self.store.read(game_id, 0, until)
-        if not envs:
+        """The table at version ``until`` (default: the head) exactly as
+        folding the log from its first event gives it, folded from the
+        nearest checkpoint at or below ``until``."""
+        if until is None:
+            until = self.store.head(game_id)[0]
+            if until == 0:
+                raise not_found(game_id)
+        found = self._recent_fold(game_id, until)
+        if found is not None:
+            return found
+        return self._fold_checkpointed(game_id, until)
+
+    def _recent_folds(self) -> LRUCache:
+        return self._recent_fold_tables
+
+    def _recent_fold(self, game_id: str, version: int) -> dict | None:
+        """A table folded lately at ``version``, if the log still holds the event it was folded to
+        (a game removed and imported again under its id has other events)."""
+        recent = self._recent_folds()
+        with self._lock:
+            found = recent.get((game_id, version))
+        if found is None:
+            return None
+        at = self.store.read(game_id, version - 1, version)
+        return found if at and at[0]["hash"] == found["hash"] else None
+
+    @staticmethod
+    @functools.lru_cache(maxsize=1)
+    def _fold_tag() -> str:
+        """Names the code that folds tables (every module of the domain
+        package): a checkpoint folded by other code is never used."""
+        from pathlib import Path
+
+        import domain
+
+        digest = hashlib.sha256()
+        for path in sorted(Path(domain.__file__).parent.glob("*.py")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        return digest.hexdigest()[:16]
+
+    def _fold_checkpointed(self, game_id: str, until: int) -> dict:
+        every, tag = self.REPLAY_EVERY, self._fold_tag()
+        below = until // every * every
+        start, table, top = 0, None, 0
+        if below:
+            top, raw = self.store.checkpoint(game_id, tag, below)
+            if raw is None and 0 < top < below:
+                raw = self.store.checkpoint(game_id, tag, top)[1]
+            if raw is not None:
+                table = loads(raw)
+                start = table["version"]
+        # the checkpoint's own event is read too: it must be the event the checkpoint was folded to
+        first = self.store.read(game_id, start - 1, start) if start else []
+        stale = bool(start) and not (first and first[0]["hash"] == table["hash"])
+        if stale:  # checkpoints of a log since removed (and another imported under its id): dropped
+            start, table = 0, None
+        built: dict[int, bytes] = {}
+        fresh = top == 0 or stale
+        after = start
+        while after < until:
+            chunk = self.store.read(game_id, after, until, count=2000)
+            for env in chunk:
+                table = tables.evolve(table, env)
+                version = table["version"]
+                if version % every == 0 and version > start:
+                    built[version] = dumps(table)
+                    if len(built) >= self._CHECKPOINT_BATCH:
+                        self.store.save_checkpoints(game_id, tag, built, fresh=fresh)
+                        built, fresh = {}, False
+            if len(chunk) < 2000:
+                break
+            after = chunk[-1]["version"]
+        if table is None:
             raise not_found(game_id)
-        return tables.fold(envs)
+        self.store.save_checkpoints(game_id, tag, built, fresh=fresh)
+        if table["version"] == until:
+            recent = self._recent_folds()
+            with self._lock:
+                recent[(game_id, until)] = table
+        return table
 
     # ------------------------------------------------------------ moves
     def move(self, game_id: str, seat: int, move: dict, *, if_match: int | None = None,
@@ -332,13 +645,14 @@ class Naipes:
                 if attempt == 0 and not self._is_fresh(game_id, table):
                     table = self.table(game_id, fresh=True)
                     continue
-                raise _rule_problem(exc) from None
+                raise _rule_problem(exc, acting=seat in _to_act(table)) from None
             stamp = now_iso()
-            envs = seal_batch(game_id, table["version"], table["hash"], decided, actor=actor or f"seat:{seat}",
-                              time=stamp, rules=table["rules"])
-            new_table = tables.fold(envs, table)
+            envs, new_table = self._append_events(game_id, table, decided, actor=actor or f"seat:{seat}",
+                                                  stamp=stamp)
             envs, new_table = self._settle(game_id, envs, new_table, stamp)
-            response = {"version": new_table["version"], "events": [for_viewer(e, seat) for e in envs],
+            seen = self.sight(game_id, Viewer("seat", seat=seat), new_table)
+            response = {"version": new_table["version"],
+                        "events": [e for e in (sights.envelope_for(env, seen) for env in envs) if e is not None],
                         "to_act": _to_act(new_table), "finished": _finished(new_table)}
             try:
                 result = self._commit(game_id, table, new_table, envs, idempotency_key=idem,
@@ -367,9 +681,7 @@ class Naipes:
             except RuleViolation as exc:
                 raise _rule_problem(exc) from None
             stamp = now_iso()
-            envs = seal_batch(game_id, table["version"], table["hash"], decided, actor="integrator",
-                              time=stamp, rules=table["rules"])
-            new_table = tables.fold(envs, table)
+            envs, new_table = self._append_events(game_id, table, decided, actor="integrator", stamp=stamp)
             envs, new_table = self._settle(game_id, envs, new_table, stamp)
             seat = len(_players(new_table)) - 1
             token = f"st_{secrets.token_urlsafe(24)}"
@@ -405,6 +717,31 @@ class Naipes:
         """What follows a batch of events in the same append: the moves of
         absent seats, then the reveal of every deal whose hand is over."""
         envs, table = self._auto_moves(game_id, envs, table, stamp)
+        return self._reveal(game_id, envs, table, stamp)
+
+    @staticmethod
+    def _append_events(game_id: str, table: dict, events: list[dict], *, actor: str,
+                       stamp: str) -> tuple[list[dict], dict]:
+        """Seal ``events`` after ``table`` and fold them; the ``DealRevealed`` of a
+        deal whose hand is over comes right after the event that ended it, before
+        any event of the next deal (so a deal is public as a whole once it may be)."""
+        out: list[dict] = []
+        for event in events:
+            sealed = seal_batch(game_id, table["version"], table["hash"], [event], actor=actor, time=stamp,
+                                rules=table["rules"])
+            table = tables.fold(sealed, table)
+            out += sealed
+            reveals = tables.reveal_events(table)
+            if reveals:
+                sealed = seal_batch(game_id, table["version"], table["hash"], reveals, actor="system", time=stamp,
+                                    rules=table["rules"])
+                table = tables.fold(sealed, table)
+                out += sealed
+        return out, table
+
+    @staticmethod
+    def _reveal(game_id: str, envs: list[dict], table: dict, stamp: str) -> tuple[list[dict], dict]:
+        """The ``DealRevealed`` of every deal that has become due, added to the append."""
         reveals = tables.reveal_events(table)
         if reveals:
             sealed = seal_batch(game_id, table["version"], table["hash"], reveals, actor="system", time=stamp,
@@ -413,21 +750,52 @@ class Naipes:
             envs = envs + sealed
         return envs, table
 
+    MAX_AUTO_MOVES = 50  # moves made for absent seats in one append
+    MAX_APPEND_EVENTS = 400  # events an append may reach with them (the reveals of deals come on top)
+
     def _auto_moves(self, game_id: str, envs: list[dict], table: dict, stamp: str) -> tuple[list[dict], dict]:
-        """Seats marked absent are moved for at once by their timeout move."""
-        for _ in range(10_000):
-            if not table["absent"]:
-                break
+        """Seats marked absent are moved for at once by their timeout move.
+
+        One append makes at most MAX_AUTO_MOVES such moves and holds at most
+        MAX_APPEND_EVENTS events.  A game that owes more (one whose seats are
+        all absent plays itself out) goes on in later appends: the scheduler
+        queues a continuation job (:meth:`continue_absent`) behind the jobs
+        already due, so the deadlines of other games wait at most one such
+        append; and should that job be lost, the running clock of the absent
+        seat to act times it out at its deadline and play goes on from there."""
+        moved = 0
+        while table["absent"] and moved < self.MAX_AUTO_MOVES:
             pending = [s for s in _to_act(table) if s in table["absent"]]
             if not pending:
                 break
-            seat = pending[0]
-            more = self._timeout_events(table, seat, reason="absent")
-            sealed = seal_batch(game_id, table["version"], table["hash"], more, actor="worker", time=stamp,
-                                rules=table["rules"])
-            table = tables.fold(sealed, table)
+            more = self._timeout_events(table, pending[0], reason="absent")
+            if len(envs) + len(more) > self.MAX_APPEND_EVENTS:
+                break
+            sealed, table = self._append_events(game_id, table, more, actor="worker", stamp=stamp)
             envs = envs + sealed
+            moved += 1
         return envs, table
+
+    @staticmethod
+    def owes_absent_moves(table: dict) -> bool:
+        """Whether an absent seat must act now: the last append stopped at its cap of moves made for them."""
+        return bool(table.get("absent")) and any(s in table["absent"] for s in _to_act(table))
+
+    def continue_absent(self, game_id: str, version: int) -> bool:
+        """Go on moving for the absent seats of a game still at ``version``
+        (the continuation job); returns True when an append was made."""
+        table = self.table(game_id, fresh=True)
+        if table["version"] != version or not self.owes_absent_moves(table):
+            return False
+        stamp = now_iso()
+        envs, new_table = self._settle(game_id, [], table, stamp)
+        if not envs:
+            return False
+        try:
+            self._commit(game_id, table, new_table, envs)
+        except VersionConflict:
+            return False
+        return True
 
     @staticmethod
     def _timeout_events(table: dict, seat: int, reason: str) -> list[dict]:
@@ -439,7 +807,8 @@ class Naipes:
     def _commit(self, game_id: str, old: dict | None, new: dict, envs: list[dict], *,
                 idempotency_key: str | None = None, response: bytes | None = None) -> bytes | None:
         result = self.store.append(game_id, old["version"] if old else 0, envs, snapshot=dumps(new),
-                                   idempotency_key=idempotency_key, response=response)
+                                   idempotency_key=idempotency_key, response=response,
+                                   also=self._due_mark(game_id, new))
         if result.replayed is not None:
             return result.replayed
         self._remember(game_id, new)
@@ -461,27 +830,43 @@ class Naipes:
                 log.exception("could not schedule the deadlines of game %s at version %s", game_id, new["version"])
         return None
 
+    @staticmethod
+    def _due_mark(game_id: str, table: dict) -> Callable[[Any], None] | None:
+        """What the append of a table with running clocks writes beside it, in
+        the same round trip: the game's mark in DUE at the time of the append.
+        Scheduling its deadlines moves the mark to the earliest of them
+        (:func:`service.timers.attach_scheduler`); a mark left at the time of an
+        append is a move stored whose deadlines were never scheduled, and the
+        workers' reconcile pass schedules them (:func:`service.timers.reconcile`)."""
+        if not any(entry.get("deadline") is not None for entry in (table.get("clock") or {}).values()):
+            return None
+        return lambda pipe: pipe.zadd(DUE, {game_id: _time.time()})
+
     def rearm_deadlines(self) -> int:
-        """Schedule again the deadline of every seat of every running game.
+        """Schedule again the deadline of every seat of every running timed game.
 
         Job ids are unique to (game, version, seat), so re-scheduling a job
         that exists replaces it: nothing runs twice.  Workers call this when
-        they start, so that deadlines lost with the queues' Redis come back.
+        they start, so that deadlines lost with the queues' Redis come back;
+        it reads the running timed games (RUNNING_TIMED), not every game, and
+        fills the listing's sets of a store written before them.
         Returns the number of games with a running clock.
         """
+        listing.backfill(self.redis, ready=f"{LISTED_BY}:ready", info=INDEX_INFO, every=INDEX,
+                         keys_of=self._listing_keys, budget=None)
         if self.scheduler is None:
             return 0
         armed = 0
-        for game_id, raw in self.redis.hgetall(INDEX_INFO).items():
-            info = loads(raw)
-            if info.get("status") != "active" or not info.get("timed"):
-                continue
-            game_id = game_id.decode()
+        for raw in self.redis.sscan_iter(RUNNING_TIMED, count=500):
+            game_id = raw.decode()
             try:
                 table = self.table(game_id, fresh=True)
             except ProblemError:
+                self.redis.srem(RUNNING_TIMED, game_id)
                 continue
-            if table["clock"] and not _finished(table):
+            if _finished(table):
+                self._index(game_id, table)  # finished while its summary said active: listed as finished
+            elif table["clock"]:
                 self.scheduler({}, table, game_id)
                 armed += 1
         return armed
@@ -499,9 +884,8 @@ class Naipes:
         if seat not in _to_act(table):
             return False
         stamp = now_iso()
-        envs = seal_batch(game_id, table["version"], table["hash"], self._timeout_events(table, seat, "deadline"),
-                          actor="worker", time=stamp, rules=table["rules"])
-        new_table = tables.fold(envs, table)
+        envs, new_table = self._append_events(game_id, table, self._timeout_events(table, seat, "deadline"),
+                                              actor="worker", stamp=stamp)
         envs, new_table = self._settle(game_id, envs, new_table, stamp)
         try:
             self._commit(game_id, table, new_table, envs)
@@ -515,20 +899,102 @@ class Naipes:
         return True
 
     # ------------------------------------------------------------ reading
-    def state_view(self, game_id: str, viewer: Viewer, table: dict | None = None) -> dict:
+    # ------------------------------------------------------------ who sees what
+    def context(self, game_id: str) -> GameContext:
+        """Who owns a game, its tournament, and the tables dealt the same cards (cached once complete)."""
+        with self._lock:
+            ctx = self._contexts.get(game_id)
+        if ctx is not None:
+            return ctx
+        meta = self.meta(game_id)
+        extra = (self.tournament_context(game_id) if self.tournament_context is not None else None) or {}
+        ctx = GameContext(owner=meta.get("owner"), tournament=extra.get("id") or meta.get("tournament"),
+                          tournament_owner=extra.get("owner"), peers=tuple(extra.get("peers", ())),
+                          duplicate=bool(extra.get("duplicate")), round_tables=int(extra.get("tables", 1)),
+                          origin=meta.get("origin"))
+        if extra.get("complete", True):
+            with self._lock:
+                self._contexts[game_id] = ctx
+        return ctx
+
+    def _peers_finished(self, game_id: str, ctx: GameContext) -> list[int] | None:
+        """Deals finished at each other table of a duplicate round (a table not created yet: none).
+        Cached a second: a stale count is never higher than the true one, so it only delays a lift."""
+        if not ctx.duplicate:
+            return None
+        with self._lock:
+            cached = self._peer_counts.get(game_id)
+        if cached is not None:
+            return cached
+        counts = []
+        for peer in ctx.peers:
+            try:
+                counts.append(sights.deals_finished(self.table(peer)))
+            except ProblemError:
+                counts.append(0)
+        counts += [0] * max(0, ctx.round_tables - 1 - len(ctx.peers))
+        with self._lock:
+            self._peer_counts[game_id] = counts
+        return counts
+
+    def sight(self, game_id: str, viewer: Viewer, table: dict | None = None) -> Sight:
+        """The one decision of what ``viewer`` may see of a game (see :mod:`service.sight`)."""
         table = table or self.table(game_id)
+        ctx = self.context(game_id)
+        peers = self._peers_finished(game_id, ctx)
+        if peers is not None and "starts" not in table["deals"]:
+            table = self.fold_from_zero(game_id, table["version"])  # a table folded before deals kept their starts
+        return sights.decide(viewer.kind, viewer.seat, viewer.key_id, viewer.scopes, ctx, table,
+                             finished=_finished(table), peers_finished=peers)
+
+    def require_full_sight(self, game_id: str, viewer: Viewer) -> Sight:
+        """The whole log (audit, export): a review or admin key, or the key that owns the game or its tournament."""
+        if not self.store.exists(game_id):
+            raise not_found(game_id)
+        found = self.sight(game_id, viewer)
+        if not found.full:
+            raise ProblemError(403, "Not entitled", "the whole log of a game is for keys with the 'review' scope "
+                               "and for the key that owns the game or its tournament", "not-entitled")
+        return found
+
+    def provenance(self, game_id: str) -> dict:
+        """Where a game's log was written: here, or elsewhere and imported (with who imported it)."""
+        origin = self.context(game_id).origin
+        return {"kind": "imported", **origin} if origin else {"kind": "native"}
+
+
+    # ------------------------------------------------------------ reading
+    def state_view(self, game_id: str, viewer: Viewer | Sight, table: dict | None = None) -> dict:
+        """The game as ``viewer`` may see it: at its latest version, or at the
+        version of ``table`` (a replay).  A caller held behind a duplicate
+        round's embargo sees the game as it was at its horizon."""
+        embargo = None
+        if isinstance(viewer, Sight):
+            table = table or self.table(game_id)
+            seen = viewer
+            if not seen.sees_version(table["version"]):
+                raise _embargoed(seen)
+        else:
+            replaying = table is not None
+            table = table or self.table(game_id)
+            seen = self.sight(game_id, viewer, None if replaying else table)
+            if not seen.sees_version(table["version"]):
+                if replaying:
+                    raise _embargoed(seen)
+                embargo = {"version": seen.horizon, "reason": seen.reason}
+                table = self.fold_from_zero(game_id, seen.horizon)  # checkpointed, recent ones cached
         module = registry.get(table["game"])
         state = table["state"]
         outcome = tables.outcome(table)
         to_act = _to_act(table)
-        if viewer.kind == "seat" and viewer.seat not in _seats(table):
+        if seen.kind == "seat" and seen.seat not in _seats(table):
             raise ProblemError(403, "Not a seat", "this token's seat is not in the game", "forbidden")
         return {
             "id": game_id,
             "game": table["game"],
             "rules_version": table["rules"],
             "version": table["version"],
-            "viewer": {"kind": viewer.kind, "seat": viewer.seat},
+            "viewer": {"kind": seen.kind, "seat": seen.seat},
             "players": _players(table),
             "to_act": to_act,
             "deadlines": {s: _iso(c["deadline"]) for s, c in table["clock"].items()} if to_act else {},
@@ -536,15 +1002,19 @@ class Naipes:
             "absent": table["absent"],
             "frozen": table.get("frozen", False),
             "finished": outcome is not None,
-            "result": outcome,
+            "result": tables.ranked(table, outcome),
             "options": {**table["options"], **table["timing"]},
             "created_at": table["created_at"],
             "updated_at": table["updated_at"],
-            "state": module.view(state, REVIEWER if outcome is not None and table["timing"].get("public_after_end")
-                                 else viewer.domain_viewer),
+            "state": module.view(state, seen.domain_viewer),
+            "embargo": embargo,
+            "provenance": self.provenance(game_id),
         }
 
     def legal_moves(self, game_id: str, viewer: Viewer) -> dict:
+        if viewer.kind == "spectator":
+            raise ProblemError(401, "Seat token required", "legal moves are given to a seat; send its token",
+                               "unauthorized")
         if viewer.kind != "seat":
             raise ProblemError(403, "Seat token required", "legal moves are given to a seat; send its token",
                                "seat-required")
@@ -565,14 +1035,16 @@ class Naipes:
         if not envs and not self.store.exists(game_id):
             raise not_found(game_id)
         version, _ = self.store.head(game_id)
-        everything = viewer.sees_all or self._public_now(game_id)
-        return {"version": version,
-                "events": [_public_envelope(for_viewer(e, viewer.seat, everything), viewer) for e in envs]}
-
-    def _public_now(self, game_id: str) -> bool:
-        """Whether the whole log is public: the game is over and its table chose so."""
-        table = self.table(game_id)
-        return bool(table["timing"].get("public_after_end")) and _finished(table)
+        seen = self.sight(game_id, viewer)
+        shown = []
+        for env in envs:
+            out = sights.envelope_for(env, seen)
+            if out is None:
+                break
+            shown.append(out)
+        held = seen.horizon is not None and not seen.full and not seen.own_seat
+        return {"version": min(version, seen.horizon) if held else version, "events": shown,
+                "embargo": {"version": seen.horizon, "reason": seen.reason} if held else None}
 
     def replay(self, game_id: str, viewer: Viewer, version: int, as_: str | None = None) -> dict:
         """The view at ``version`` from a viewpoint the caller is entitled to:
@@ -584,19 +1056,36 @@ class Naipes:
         if not (1 <= version <= head):
             raise ProblemError(422, "No such version", f"version must be between 1 and {head}", "bad-version")
         as_viewer = self._viewpoint(game_id, viewer, as_)
-        table = self.fold_from_zero(game_id, version)
+        table = self._replay_table(game_id, version)
         return self.state_view(game_id, as_viewer, table)
 
-    def _viewpoint(self, game_id: str, viewer: Viewer, as_: str | None) -> Viewer:
+    def _replay_table(self, game_id: str, version: int) -> dict:
+        """The table of a replay: a recent one, or folded from a checkpoint
+        in one of the process's REPLAY_SLOTS (none free: 503)."""
+        found = self._recent_fold(game_id, version)
+        if found is not None:
+            return found
+        if not self._replay_slots.acquire(blocking=False):
+            raise ProblemError(503, "Too many replays", "this server is folding as many replays as it may at "
+                               "once; retry in a moment", "unavailable", headers={"Retry-After": "1"})
+        try:
+            return self._fold_checkpointed(game_id, version)
+        finally:
+            self._replay_slots.release()
+
+    def _viewpoint(self, game_id: str, viewer: Viewer, as_: str | None) -> Sight:
+        """The sight of the viewpoint ``as_`` for a caller entitled to it."""
+        mine = self.sight(game_id, viewer)
         if as_ is None:
-            return viewer
+            return mine
         if as_ == "spectator":
-            return SPECTATOR_VIEWER
+            return Sight("spectator", horizon=None if mine.full or mine.own_seat else mine.horizon,
+                         reason=mine.reason)
         if as_ == "reviewer":
-            if viewer.sees_all or self._public_now(game_id):
-                return Viewer("integrator", key_id=viewer.key_id, scopes=frozenset({"review"}))
-            raise ProblemError(403, "Not entitled", "the reviewer's viewpoint needs an integrator key with the "
-                               "'games' or 'review' scope", "forbidden")
+            if mine.full:
+                return Sight("integrator", full=True)
+            raise ProblemError(403, "Not entitled", "the reviewer's viewpoint needs a key with the 'review' scope "
+                               "or the key that owns the game", "forbidden")
         seat: int | None = None
         if as_ == "seat":
             seat = viewer.seat
@@ -608,10 +1097,10 @@ class Naipes:
         if seat is None:
             raise ProblemError(403, "Not entitled", "as=seat needs a seat token (or name the seat: seat:<n>)",
                                "forbidden")
-        if not (viewer.sees_all or (viewer.kind == "seat" and viewer.seat == seat) or self._public_now(game_id)):
-            raise ProblemError(403, "Not entitled", f"only seat {seat}'s token or an integrator key may see "
-                               f"seat {seat}'s viewpoint", "forbidden")
-        return Viewer("seat", seat=seat)
+        if not (mine.full or (viewer.kind == "seat" and viewer.seat == seat)):
+            raise ProblemError(403, "Not entitled", f"only seat {seat}'s token or a key that sees the whole game "
+                               f"may see seat {seat}'s viewpoint", "forbidden")
+        return Sight("seat", seat=seat, own_seat=True, full=mine.full and mine.kind != "integrator")
 
     # ------------------------------------------------------------ review
     def review(self, game_id: str, viewer: Viewer, kind: str, data: dict) -> dict:
@@ -623,18 +1112,25 @@ class Naipes:
         actor = f"reviewer:{viewer.key_id}"
         for _ in range(MAX_RETRIES):
             table = self.table(game_id, fresh=True)
+            self._check_review(table, kind, data)
             event = self._review_event(table, kind, data)
             stamp = now_iso()
-            envs = seal_batch(game_id, table["version"], table["hash"], [event], actor=actor, time=stamp,
-                              rules=table["rules"])
-            new_table = tables.fold(envs, table)
+            # a ruling that ends the game mid-hand ends its deal: revealed in the same append
+            envs, new_table = self._append_events(game_id, table, [event], actor=actor, stamp=stamp)
             try:
                 self._commit(game_id, table, new_table, envs)
             except VersionConflict:
                 continue
-            return {"version": new_table["version"], "event": envs[-1], "frozen": new_table["frozen"],
-                    "result": tables.outcome(new_table)}
+            return {"version": new_table["version"], "event": envs[0], "frozen": new_table["frozen"],
+                    "result": tables.ranked(new_table, tables.outcome(new_table))}
         raise ProblemError(409, "Too much contention", "the game kept changing; try again", "contention")
+
+    @staticmethod
+    def _check_review(table: dict, kind: str, data: dict) -> None:
+        if kind == "adjudicate" and data.get("action") == "correct_score" and \
+                len((table.get("adjudication") or {}).get("corrections") or ()) >= tables.MAX_CORRECTIONS:
+            raise ProblemError(409, "Too many corrections", f"a game takes at most {tables.MAX_CORRECTIONS} score "
+                               "corrections; award the corrected scores instead", "too-many-corrections")
 
     @staticmethod
     def _review_event(table: dict, kind: str, data: dict) -> dict:
@@ -672,6 +1168,11 @@ class Naipes:
             if tables.outcome(table) is None:
                 raise ProblemError(409, "No result yet", "scores can be corrected once the game has a result "
                                    "(award one, or wait for the end)", "no-result")
+            from math import isfinite
+
+            if not all(isfinite(a + b) for a, b in zip(tables.outcome(table)["scores"], deltas)):
+                raise ProblemError(422, "Bad correction", "the corrected scores must stay finite numbers",
+                                   "bad-adjudication")
             body["deltas"] = deltas
         elif action == "void":
             body["hand"] = data.get("hand")
@@ -687,22 +1188,47 @@ class Naipes:
         for env in self.store.iter_all(game_id, until=table["version"]):
             yield dumps(env) + b"\n"
 
-    def import_lines(self, lines: list[bytes | str]) -> dict:
+    def import_lines(self, lines: list[bytes | str], viewer: Viewer | None = None) -> dict:
         """Load an exported log into this store (the game must not exist here).
 
-        The chain, the commitments and the outcome are checked first
-        (:func:`service.verify.verify_export`); nothing is written when a
-        check fails.  Seats get fresh tokens.
+        Checked before anything is written: the id and the creation (game
+        type, players, options) through the same validators as a game made
+        here; the chain, the commitments and the outcome
+        (:func:`service.verify.verify_export`).  Review events in the log
+        (freezes, notes, adjudications) were made elsewhere, by reviewers
+        this service does not know: only a key with the ``review`` scope may
+        bring them in, and the game shows it was imported (its provenance),
+        with every review entry of its audit marked as imported.  The
+        importing key owns the game; seats get fresh tokens.  See
+        docs/review.md.
         """
-        report = verify_export(lines)
+        rows = [line for line in lines if line and line.strip()]
+        if len(rows) - 1 > MAX_IMPORT_EVENTS:
+            raise ProblemError(413, "Export too large", f"an import holds at most {MAX_IMPORT_EVENTS} events",
+                               "payload-too-large")
+        report = verify_export(rows)
+        header, envs = report["header"], report["events"]
+        if isinstance(header, dict) and "game_id" in header and not ids.is_game_id(header["game_id"]):
+            raise ProblemError(422, "Bad game id", f"the export's game_id is not a valid id: {ids.describe_game_id()}",
+                               "bad-game-id")
         if not report["ok"]:
             raise ProblemError(422, "Export does not verify", report["problems"][0], "bad-export",
                                problems=report["problems"][:20])
-        header, envs = report["header"], report["events"]
+        self._check_creation(envs[0])
+        review = [e["version"] for e in envs if e["type"] in tables.REVIEW_EVENTS]
+        if review and (viewer is None or "review" not in viewer.scopes):
+            raise ProblemError(403, "Review events need the review scope",
+                               f"the log holds review events (versions {', '.join(map(str, review[:10]))}); "
+                               "importing them needs a key with the 'review' scope", "review-authority")
         game_id = header["game_id"]
         if self.store.exists(game_id):
             raise ProblemError(409, "Game exists", f"game '{game_id}' is already in this store", "game-exists")
         table = tables.fold(envs)
+        origin = {"imported_at": now_iso(), "imported_by": viewer.key_id if viewer else None,
+                  "imported_version": table["version"], "source_head_hash": table["hash"],
+                  "exported_at": header.get("exported_at") if isinstance(header.get("exported_at"), str) else None,
+                  "review_events": len(review)}
+        self._write_meta(game_id, owner=viewer.key_id if viewer else None, origin=origin)
         try:
             self.store.append(game_id, 0, envs, snapshot=dumps(table))
         except VersionConflict:
@@ -711,17 +1237,47 @@ class Naipes:
         seats = self._new_tokens(game_id, _players(table), replace=False)
         self._remember(game_id, table)
         self._index(game_id, table, created=True)
-        return {"id": game_id, "game": table["game"], "version": table["version"], "seats": seats}
+        return {"id": game_id, "game": table["game"], "version": table["version"], "seats": seats,
+                "provenance": self.provenance(game_id)}
+
+    def _check_creation(self, first: dict) -> None:
+        """An imported game's creation passes the checks a game made here passes."""
+        data = first.get("data") or {}
+        if first.get("type") != tables.GAME_CREATED or first.get("version") != 1:
+            raise ProblemError(422, "Export does not verify", "the log does not start with GameCreated",
+                               "bad-export")
+        game_type, players = data.get("game"), data.get("players")
+        try:
+            module = registry.get(game_type)
+        except (registry.UnknownGame, TypeError):
+            raise ProblemError(422, "Unknown game type", "the export's game type is not one this service hosts",
+                               "unknown-game") from None
+        if not isinstance(players, list) or not all(
+                isinstance(p, str) and 1 <= len(p) <= 64 and p.isprintable() for p in players):
+            raise ProblemError(422, "Bad players", "players must be names of 1 to 64 printable characters",
+                               "invalid-players")
+        if not (module.MIN_PLAYERS <= len(players) <= module.MAX_PLAYERS):
+            raise ProblemError(422, "Wrong number of players",
+                               f"{module.TITLE} takes {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players, "
+                               f"the export has {len(players)}", "player-count")
+        options = data.get("options")
+        if not isinstance(options, dict):
+            raise ProblemError(422, "Invalid options", "options: not an object", "invalid-options")
+        self.validate_options(game_type, options)
 
     def audit(self, game_id: str) -> dict:
         envs, head_version, head_hash, check = self.store.checked_log(game_id)
         if not envs:
             raise not_found(game_id)
+        provenance = self.provenance(game_id)
+        imported_until = provenance.get("imported_version", 0)
         review = [{"version": e["version"], "time": e["time"], "actor": e["actor"], "type": e["type"],
-                   **{k: v for k, v in e["data"].items() if k in ("action", "reason", "text", "at_version")}}
+                   **{k: v for k, v in e["data"].items() if k in ("action", "reason", "text", "at_version")},
+                   # a review entry written elsewhere and imported is the exporter's word, not this service's
+                   "authority": "imported" if e["version"] <= imported_until else "this service"}
                   for e in envs if e["type"] in tables.REVIEW_EVENTS]
-        return {"id": game_id, "version": head_version, "head_hash": head_hash, "chain": check, "review": review,
-                "events": envs}
+        return {"id": game_id, "version": head_version, "head_hash": head_hash, "chain": check,
+                "provenance": provenance, "review": review, "events": envs}
 
 
 @functools.lru_cache(maxsize=None)
@@ -735,15 +1291,23 @@ def _options_validator(game_type: str):
     return schema, cls(schema)
 
 
-def _public_envelope(env: dict, viewer: Viewer) -> dict:
-    """Table secrets (the duplicate deal seed) go to nobody but full viewers."""
-    if viewer.sees_all or "private" not in env or "setup" not in env["private"]:
-        return env
-    out = dict(env)
-    out["private"] = {k: v for k, v in env["private"].items() if k != "setup"}
-    if not out["private"]:
-        del out["private"]
-    return out
+@functools.lru_cache(maxsize=None)
+def _constraints(game_type: str) -> tuple[tuple[dict, ...], tuple[Callable[[dict], bool], ...]]:
+    """What a creation of the game must satisfy beyond each option's own schema, as GET /game-types
+    states it: the player count, then the game's ``CONSTRAINTS``; each with its compiled check."""
+    module = registry.get(game_type)
+    count = {"id": "player-count", "on": ["player_count"],
+             "description": f"{module.TITLE} takes {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players",
+             "schema": {"properties": {"player_count": {"minimum": module.MIN_PLAYERS,
+                                                        "maximum": module.MAX_PLAYERS}}}}
+    constraints = (count, *getattr(module, "CONSTRAINTS", ()))
+    checks = tuple(jsonschema.Draft202012Validator(c["schema"]).is_valid for c in constraints)
+    return constraints, checks
+
+
+def _embargoed(seen: Sight) -> ProblemError:
+    return ProblemError(403, "Embargoed", f"this version is not public yet ({seen.reason}); the latest version "
+                        f"the caller may see is {seen.horizon}", "embargoed", visible_version=seen.horizon)
 
 
 def _check_fields(legal: list[dict], move: dict) -> None:
@@ -775,8 +1339,13 @@ def _seed(table: dict) -> int:
     return derived if derived is not None else secrets.randbits(63)
 
 
-def _rule_problem(exc: RuleViolation) -> ProblemError:
+def _rule_problem(exc: RuleViolation, *, acting: bool | None = None) -> ProblemError:
+    """The problem of a refused command.  ``acting``: whether the commanding seat is among the
+    game's to_act: a seat that is, refused for its turn or phase, made a move of another phase
+    (``wrong-phase``); ``not-your-turn`` is for the seats that are not to act."""
     if exc.kind == "turn":
+        if acting:
+            return ProblemError(409, "Wrong phase", exc.detail, "wrong-phase", rule=exc.rule)
         return ProblemError(409, "Not your turn", exc.detail, "not-your-turn", rule=exc.rule)
     if exc.kind == "invalid":
         return ProblemError(422, "Malformed move", exc.detail, "malformed-move", rule=exc.rule)

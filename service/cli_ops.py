@@ -27,10 +27,11 @@ def connected_service():
     from events.embedded import EmbeddedRedis
 
     from .application import Naipes
-    from .cli import data_dir
+    from .cli import data_dir, hold_data_folder
 
     url = os.environ.get("REDIS_URL")
     embedded = None
+    lock = None
     if not url:
         folder = data_dir()
         running = folder / REDIS_URL_FILE
@@ -44,6 +45,9 @@ def connected_service():
         if not url:
             if not (folder / "redis").exists():
                 raise click.ClickException(f"no naipes data in {folder}: set REDIS_URL or NAIPES_DATA")
+            # Redis over the folder for this command alone: refused while another naipes process runs it
+            ctx = click.get_current_context(silent=True)
+            lock = hold_data_folder(folder, ctx.command_path.partition(" ")[2] if ctx else "command")
             embedded = EmbeddedRedis(folder / "redis").start()
             url = embedded.url
     client = redis.Redis.from_url(url)
@@ -57,6 +61,8 @@ def connected_service():
         client.close()
         if embedded:
             embedded.stop()
+        if lock is not None:
+            os.close(lock)
 
 
 def _problem(exc) -> click.ClickException:
@@ -72,21 +78,30 @@ def games() -> None:
 @click.option("--game", "game_type", help="Only games of this type (dalmuti, cego, muerte, onion)")
 @click.option("--status", type=click.Choice(["active", "finished"]), help="Only active or finished games")
 @click.option("--limit", type=click.IntRange(1, 100000), default=50, show_default=True)
-@click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--cursor", help="Go on after an earlier page (the cursor it printed)")
+@click.option("--offset", type=click.IntRange(0), default=0, show_default=True,
+              help="Rows to skip (without --cursor)")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line instead of a table")
-def games_list(game_type: str | None, status: str | None, limit: int, offset: int, as_json: bool) -> None:
-    """List games, newest first: id, type, status, version, players."""
+def games_list(game_type: str | None, status: str | None, limit: int, cursor: str | None, offset: int,
+               as_json: bool) -> None:
+    """List games, newest first: id, type, status, current version, time of the latest event, players."""
+    from .application import ProblemError
+
     with connected_service() as svc:
-        listed = svc.list_games(game_type, status, limit, offset)
+        try:
+            listed = svc.list_games(game_type, status, limit, offset, cursor=cursor)
+        except ProblemError as exc:
+            raise _problem(exc) from None
     if as_json:
         for row in listed["games"]:
             click.echo(json.dumps(row, ensure_ascii=False))
-        return
-    click.echo(f"{'id':<18} {'game':<8} {'status':<9} {'version':>7}  {'updated':<24} players")
-    for row in listed["games"]:
-        click.echo(f"{row['id']:<18} {row['game']:<8} {row['status']:<9} {row['version']:>7}  "
-                   f"{row['updated_at']:<24} {', '.join(row['players'])}")
-    click.echo(f"{len(listed['games'])} of {listed['total']} games", err=True)
+    else:
+        click.echo(f"{'id':<18} {'game':<8} {'status':<9} {'version':>7}  {'updated':<24} players")
+        for row in listed["games"]:
+            click.echo(f"{row['id']:<18} {row['game']:<8} {row['status']:<9} {row['version']:>7}  "
+                       f"{row['updated_at']:<24} {', '.join(row['players'])}")
+    more = f"; next page: --cursor {listed['next_cursor']}" if listed.get("next_cursor") else ""
+    click.echo(f"{len(listed['games'])} of {listed['total']} games{more}", err=True)
 
 
 def _viewer(svc, view_as: str):
@@ -137,10 +152,14 @@ def render_text(view: dict) -> str:
     if view.get("result"):
         r = view["result"]
         lines.append("result:")
-        for place, seat in enumerate(r.get("ranking") or range(n), start=1):
+        places = r.get("ranks") or []
+        for position, seat in enumerate(r.get("ranking") or range(n), start=1):
+            place = places[seat] if seat < len(places) and places[seat] is not None else position
+            shared = sum(1 for p in places if p == place) > 1  # a tie: "=2." for each seat sharing it
             score = r["scores"][seat] if r.get("scores") else ""
             win = "  winner" if seat in (r.get("winners") or []) else ""
-            lines.append(f"  {place}. {players[seat]} ({seat}) {score}{win}")
+            lines.append(f"  {'=' if shared else ''}{place}. {players[seat]} ({seat}) {score}{win}"
+                         f"{'  (tie)' if shared else ''}")
     return "\n".join(lines)
 
 

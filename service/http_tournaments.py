@@ -8,7 +8,8 @@ from flask_smorest import Blueprint
 
 from . import tournament_schemas as ts
 from .application import Naipes, ProblemError, Viewer
-from .http import ANY, INTEGRATOR, app_service, bearer, errors, json_response, require_integrator
+from .http import (ANY, INTEGRATOR, app_service, bearer, credential, current_caller, errors, integrator_key,
+                   json_response)
 from .tournaments import Tournaments, attach_tournaments
 
 blp = Blueprint("tournaments", __name__, description="Tournaments over many tables, and webhooks")
@@ -32,123 +33,136 @@ def optional_integrator() -> Viewer | None:
     return viewer
 
 
+# the credential of each operation, decided before its body or query is read (see service.http.credential)
+KEY = integrator_key(SCOPE)
+
+
+def optional_key(_args: dict) -> Viewer | None:
+    return optional_integrator()
+
+
 @blp.route("/tournaments")
 class TournamentsRoute(MethodView):
+    @credential(KEY)
     @blp.arguments(ts.CreateTournamentSchema)
     @blp.response(201, ts.CreatedTournamentSchema)
-    @errors(400, 401, 403, 422)
+    @errors(400, 401, 403, 415, 422)
     @blp.doc(security=INTEGRATOR, operationId="createTournament",
              summary="Create a tournament; pairs round 1 and returns its games with the seat tokens")
     def post(self, body):
-        viewer = require_integrator(SCOPE)
-        created = tournaments().create(viewer, body)
+        created = tournaments().create(current_caller(), body)
         return json_response(created, 201, {"Location": f"/tournaments/{created['id']}"})
 
+    @credential(KEY)
     @blp.arguments(ts.TournamentListQuerySchema, location="query")
     @blp.response(200, ts.TournamentListSchema)
     @errors(401, 403, 422)
-    @blp.doc(security=INTEGRATOR, operationId="listTournaments", summary="List tournaments, newest first")
+    @blp.doc(security=INTEGRATOR, operationId="listTournaments",
+             summary="List tournaments, newest first; page on with next_cursor")
     def get(self, query):
-        require_integrator(SCOPE)
-        return json_response(tournaments().list(query.get("status"), query["limit"], query["offset"]))
+        return json_response(tournaments().list(query.get("status"), query["limit"], query["offset"],
+                                                cursor=query.get("cursor")))
 
 
-@blp.route("/tournaments/<tournament_id>")
+@blp.route("/tournaments/<tournament_id:tournament_id>")
 class TournamentRoute(MethodView):
+    @credential(optional_key)
     @blp.response(200, ts.TournamentSchema)
     @errors(401, 404)
     @blp.doc(security=ANY, operationId="getTournament", summary="A tournament: format, players, the round in play")
     def get(self, tournament_id):
-        return json_response(tournaments().view(tournament_id, optional_integrator()))
+        return json_response(tournaments().view(tournament_id, current_caller()))
 
 
-@blp.route("/tournaments/<tournament_id>/standings")
+@blp.route("/tournaments/<tournament_id:tournament_id>/standings")
 class StandingsRoute(MethodView):
+    @credential(optional_key)
     @blp.response(200, ts.StandingsSchema)
     @errors(401, 404)
     @blp.doc(security=ANY, operationId="getStandings",
              summary="Standings: total points, then the declared tie-breaks")
     def get(self, tournament_id):
-        optional_integrator()
-        return json_response(tournaments().standings(tournament_id))
+        return json_response(tournaments().standings(tournament_id, current_caller()))
 
 
-@blp.route("/tournaments/<tournament_id>/rounds/<int:number>")
+@blp.route("/tournaments/<tournament_id:tournament_id>/rounds/<int:number>")
 class RoundRoute(MethodView):
+    @credential(optional_key)
     @blp.response(200, ts.RoundSchema)
     @errors(401, 404)
     @blp.doc(security=ANY, operationId="getRound",
              summary="One round: tables, seats, game ids, results; seat tokens for the tournament's key")
     def get(self, tournament_id, number):
-        return json_response(tournaments().round(tournament_id, number, optional_integrator()))
+        return json_response(tournaments().round(tournament_id, number, current_caller()))
 
 
-@blp.route("/tournaments/<tournament_id>/withdraw")
+@blp.route("/tournaments/<tournament_id:tournament_id>/withdraw")
 class WithdrawRoute(MethodView):
+    @credential(KEY)
     @blp.arguments(ts.WithdrawSchema)
     @blp.response(200, ts.WithdrawnSchema)
-    @errors(400, 401, 403, 404, 409, 422)
+    @errors(400, 401, 403, 404, 409, 415, 422)
     @blp.doc(security=INTEGRATOR, operationId="withdrawPlayer",
              summary="Withdraw a player: it is not paired in later rounds")
     def post(self, body, tournament_id):
-        viewer = require_integrator(SCOPE)
-        return json_response(tournaments().withdraw(viewer, tournament_id, body["player"]))
+        return json_response(tournaments().withdraw(current_caller(), tournament_id, body["player"]))
 
 
-@blp.route("/tournaments/<tournament_id>/events")
+@blp.route("/tournaments/<tournament_id:tournament_id>/events")
 class TournamentEventsRoute(MethodView):
+    @credential(optional_key)
     @blp.arguments(ts.TournamentEventsQuerySchema, location="query")
     @blp.response(200, ts.TournamentEventsSchema)
     @errors(401, 404, 422)
     @blp.doc(security=ANY, operationId="getTournamentEvents",
              summary="The tournament's hash-chained log and its chain check (private parts for its key only)")
     def get(self, query, tournament_id):
-        return json_response(tournaments().events(tournament_id, optional_integrator(), query["after"],
+        return json_response(tournaments().events(tournament_id, current_caller(), query["after"],
                                                   query["limit"]))
 
 
 @blp.route("/webhooks")
 class WebhooksRoute(MethodView):
+    @credential(KEY)
     @blp.arguments(ts.CreateWebhookSchema)
     @blp.response(201, ts.CreatedWebhookSchema)
-    @errors(400, 401, 403, 409, 422)
+    @errors(400, 401, 403, 409, 415, 422)
     @blp.doc(security=INTEGRATOR, operationId="createWebhook",
              summary="Register a URL for signed event POSTs; returns the signing secret once")
     def post(self, body):
-        viewer = require_integrator(SCOPE)
-        record = tournaments().webhooks.register(viewer, body["url"], body["events"])
+        record = tournaments().webhooks.register(current_caller(), body["url"], body["events"])
         return json_response({k: record[k] for k in ("id", "url", "events", "created_at", "secret")}, 201,
                              {"Location": f"/webhooks/{record['id']}"})
 
+    @credential(KEY)
     @blp.response(200, ts.WebhookSchema(many=True))
     @errors(401, 403)
     @blp.doc(security=INTEGRATOR, operationId="listWebhooks", summary="The caller's webhooks")
     def get(self):
-        viewer = require_integrator(SCOPE)
-        return json_response(tournaments().webhooks.list(viewer))
+        return json_response(tournaments().webhooks.list(current_caller()))
 
 
 @blp.route("/webhooks/<webhook_id>")
 class WebhookRoute(MethodView):
+    @credential(KEY)
     @blp.response(204)
     @errors(401, 403, 404)
     @blp.doc(security=INTEGRATOR, operationId="deleteWebhook", summary="Delete a webhook and its delivery log")
     def delete(self, webhook_id):
-        viewer = require_integrator(SCOPE)
-        tournaments().webhooks.delete(viewer, webhook_id)
+        tournaments().webhooks.delete(current_caller(), webhook_id)
         return Response(status=204)
 
 
 @blp.route("/webhooks/<webhook_id>/deliveries")
 class DeliveriesRoute(MethodView):
+    @credential(KEY)
     @blp.arguments(ts.DeliveriesQuerySchema, location="query")
     @blp.response(200, ts.DeliveriesSchema)
     @errors(401, 403, 404, 422)
     @blp.doc(security=INTEGRATOR, operationId="getWebhookDeliveries",
              summary="The webhook's delivery attempts, newest first")
     def get(self, query, webhook_id):
-        viewer = require_integrator(SCOPE)
-        return json_response(tournaments().webhooks.deliveries(viewer, webhook_id, query["limit"]))
+        return json_response(tournaments().webhooks.deliveries(current_caller(), webhook_id, query["limit"]))
 
 
 def install(api, service: Naipes) -> None:

@@ -7,7 +7,7 @@ from marshmallow import fields, validate
 
 from domain.tournament import FORMATS, MAX_PLAYERS, MAX_ROUNDS
 
-from .schemas import ChainSchema, EventSchema
+from .schemas import GAME_TYPE, MAX_COUNT, ChainSchema, EventSchema
 from .webhooks import EVENTS
 
 NAME = validate.Length(min=1, max=64)
@@ -22,9 +22,9 @@ class TableSizeSchema(ma.Schema):
 
 class CreateTournamentSchema(ma.Schema):
     name = fields.String(validate=validate.Length(max=200), load_default="")
-    game = fields.String(required=True, metadata={"description": "A game type id from GET /game-types",
-                                                  "example": "dalmuti"})
-    options = fields.Dict(keys=fields.String(), load_default=dict,
+    game = fields.String(required=True, validate=GAME_TYPE,
+                         metadata={"description": "A game type id from GET /game-types", "example": "dalmuti"})
+    options = fields.Dict(keys=fields.String(validate=validate.Length(min=1, max=64)), load_default=dict,
                           metadata={"description": "Options of every game (timing options included)",
                                     "example": {"hands": 1, "turn_seconds": 60}})
     players = fields.List(fields.String(validate=NAME), required=True,
@@ -107,7 +107,15 @@ class CreatedTournamentSchema(TournamentSchema):
 class TournamentListQuerySchema(ma.Schema):
     status = fields.String(validate=validate.OneOf(["created", "running", "finished"]))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
-    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    cursor = fields.String(validate=validate.Length(min=1, max=200), metadata={
+        "description": "Where the page starts: the next_cursor of the previous page (opaque)"})
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_COUNT), metadata={
+        "description": "Rows to skip (without cursor only; kept for older clients)"})
+
+    @ma.validates_schema
+    def _one_way_to_page(self, data, **_kwargs):
+        if data.get("cursor") is not None and data.get("offset"):
+            raise ma.ValidationError("give cursor or offset, not both", "offset")
 
 
 class TournamentSummarySchema(ma.Schema):
@@ -125,8 +133,11 @@ class TournamentSummarySchema(ma.Schema):
 
 
 class TournamentListSchema(ma.Schema):
-    total = fields.Integer(required=True)
-    tournaments = fields.List(fields.Nested(TournamentSummarySchema), required=True)
+    total = fields.Integer(required=True, metadata={"description": "Tournaments matching the filter"})
+    tournaments = fields.List(fields.Nested(TournamentSummarySchema), required=True,
+                              metadata={"description": "Newest first"})
+    next_cursor = fields.String(allow_none=True, required=True, metadata={
+        "description": "The cursor of the next page; null on the last page"})
 
 
 class StandingSchema(ma.Schema):
@@ -162,7 +173,7 @@ class WithdrawnSchema(ma.Schema):
 
 
 class TournamentEventsQuerySchema(ma.Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_COUNT))
     limit = fields.Integer(load_default=1000, validate=validate.Range(min=1, max=5000))
 
 
@@ -175,8 +186,9 @@ class TournamentEventsSchema(ma.Schema):
 
 
 class CreateWebhookSchema(ma.Schema):
-    url = fields.Url(required=True, schemes={"http", "https"}, require_tld=False, validate=validate.Length(max=2048),
-                     metadata={"example": "https://example.org/naipes-hook"})
+    # checked by service.webhooks.check_url, whose 422 names what is wrong (bad-url, private-address)
+    url = fields.String(required=True, validate=validate.Length(max=2048),
+                        metadata={"format": "url", "example": "https://example.org/naipes-hook"})
     events = fields.List(fields.String(validate=validate.OneOf(EVENTS)), load_default=lambda: list(EVENTS),
                          validate=validate.Length(min=1, max=len(EVENTS)),
                          metadata={"description": "Default: all of " + ", ".join(EVENTS)})

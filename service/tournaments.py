@@ -38,6 +38,7 @@ from domain.base import RuleViolation
 from events.envelope import GENESIS, dumps, for_viewer, loads, now_iso, seal_batch
 from events.store import EventStore, VersionConflict, key
 
+from . import listing
 from .application import Naipes, ProblemError, Viewer
 from .timers import DEFAULT
 from .webhooks import Webhooks
@@ -46,6 +47,8 @@ log = logging.getLogger("naipes.tournaments")
 
 INDEX = "naipes:tournaments"
 INDEX_INFO = "naipes:tournaments:info"
+LISTED_BY = "naipes:tournaments:by"  # <LISTED_BY>:status:<s>: sorted sets with INDEX's scores; <LISTED_BY>:ready
+STATUSES = ("created", "running", "finished")
 GAMES = "naipes:tournaments:games"
 LOCK_MS = 5000
 GUARD_SECONDS = 3
@@ -71,6 +74,11 @@ _EXTEND = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 """
+
+
+def _listing_key(status: str | None) -> str:
+    """The sorted set of the tournament listing with this status filter."""
+    return f"{LISTED_BY}:status:{status}" if status else INDEX
 
 
 class Busy(Exception):
@@ -117,14 +125,26 @@ class Tournaments:
         return sealed
 
     def _index(self, tid: str, state: dict, envs: list[dict], created: bool = False) -> None:
+        """List a tournament (in INDEX and the set of its status, scored by when
+        it was first listed) with its summary; a later summary is never
+        replaced by an earlier one."""
         info = {"id": tid, "name": state["name"], "game": state["game"], "format": state["format"],
                 "status": T.status(state), "round": state["round"], "rounds": state["rounds"],
                 "players": len(state["players"]), "version": envs[-1]["version"],
                 "created_at": envs[0]["time"], "updated_at": envs[-1]["time"]}
         pipe = self.redis.pipeline(transaction=False)
-        if created:
-            pipe.zadd(INDEX, {tid: int(_time.time() * 1000)})
-        pipe.hset(INDEX_INFO, tid, dumps(info))
+        pipe.zadd(INDEX, {tid: listing.now_ms()}, nx=True)
+        pipe.zscore(INDEX, tid)
+        score = pipe.execute()[1]
+        put = self.__dict__.get("_put_summary") or self.__dict__.setdefault(
+            "_put_summary", self.redis.register_script(Naipes._PUT_SUMMARY))
+        if not put(keys=[INDEX_INFO], args=[tid, info["version"], dumps(info), "1" if created else "0"]):
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(_listing_key(info["status"]), {tid: int(score)})
+        for other in STATUSES:
+            if other != info["status"]:
+                pipe.zrem(_listing_key(other), tid)
         pipe.execute()
 
     # ------------------------------------------------------------ commands
@@ -327,11 +347,16 @@ class Tournaments:
             record = loads(pipe.execute()[1])
         # (again after a crash: the process that reserved the id may have died before this line)
         self.redis.hset(GAMES, record["id"], f"{tid} {rnd['round']} {tb['table']}")
-        extra = {"deal_seed": rnd["deal_seed"]} if rnd.get("deal_seed") else {}
+        # the round's deal secret mixed with the service secret: a small, public or guessed tournament
+        # seed tells nobody the deals, and every table of the round still gets the same one
+        extra = {"deal_seed": self.naipes.secret.hex("duplicate-deal", tid, rnd["deal_seed"])} \
+            if rnd.get("deal_seed") else {}
         created = self.naipes.create_game(state["game"], tb["players"], state["options"], game_id=record["id"],
-                                          **extra)
-        self.redis.hset(games, field, dumps(created))
-        return created
+                                          owner=state.get("owner"), tournament=tid, **extra)
+        # the seat tokens are derived from the service secret: none is stored, the owner's view derives them
+        kept = {**created, "seats": [{"seat": x["seat"], "player": x["player"]} for x in created["seats"]]}
+        self.redis.hset(games, field, dumps(kept))
+        return kept
 
     def _announce(self, tid: str, state: dict) -> None:
         """Webhooks for the round in play (once all its games exist) and for the end.
@@ -406,6 +431,30 @@ class Tournaments:
         self._recheck(keys=[key(tid, "recheck")], args=[game_id, table["version"]])
         self.enqueue_advance(tid, f"{game_id}-v{table['version']}")
 
+    def game_context(self, game_id: str) -> dict | None:
+        """What a tournament adds to a game's context (see :meth:`Naipes.context`): the
+        tournament, its owner and, for a duplicate round, the round's other tables.
+        ``complete`` is false while some table of the round has no game id reserved yet."""
+        ref = self.redis.hget(GAMES, game_id)
+        if ref is None:
+            return None
+        tid, r, _i = ref.decode().split()
+        first = self.store.read(tid, 0, 1)
+        if not first:
+            return None
+        created = first[0]["data"]
+        out = {"id": tid, "owner": created.get("owner"), "duplicate": created.get("format") == "duplicate"}
+        if not out["duplicate"]:
+            return out
+        state = T.fold(self.store.iter_all(tid))
+        rnd = state["schedule"][int(r) - 1]
+        reserved = {k.decode(): loads(v)["id"] for k, v in self.redis.hgetall(key(tid, "games")).items()
+                    if k.decode().startswith(f"{r}:")}
+        out["tables"] = len(rnd["tables"])
+        out["peers"] = sorted(g for g in reserved.values() if g != game_id)
+        out["complete"] = len(reserved) == len(rnd["tables"])
+        return out
+
     def _owner(self, tid: str) -> str | None:
         first = self.store.read(tid, 0, 1)
         return first[0]["data"].get("owner") if first else None
@@ -420,14 +469,42 @@ class Tournaments:
                 "players": [{"player": p, "withdrawn": p in state["withdrawn"]} for p in state["players"]],
                 "version": envs[-1]["version"], "created_at": envs[0]["time"], "updated_at": envs[-1]["time"]}
 
-    def list(self, status: str | None, limit: int, offset: int) -> dict:
-        ids = [i.decode() for i in self.redis.zrevrange(INDEX, 0, -1)]
-        rows = [loads(r) for r in (self.redis.hmget(INDEX_INFO, ids) if ids else []) if r]
-        rows = [r for r in rows if not status or r["status"] == status]
-        return {"total": len(rows), "tournaments": rows[offset:offset + limit]}
+    def list(self, status: str | None, limit: int, offset: int = 0, cursor: str | None = None) -> dict:
+        """Tournaments newest first, ``limit`` at a time, from the sorted set of
+        the status asked (see :mod:`service.listing`): after ``cursor``, else
+        from ``offset``."""
+        if cursor is not None and offset:
+            raise ProblemError(422, "Bad page", "give cursor or offset, not both", "bad-page")
+        ready = listing.backfill(self.redis, ready=f"{LISTED_BY}:ready", info=INDEX_INFO, every=INDEX,
+                                 keys_of=lambda info: [_listing_key(info["status"])],
+                                 budget=Naipes.LISTING_BACKFILL)
+        listed = _listing_key(status) if ready else INDEX
 
-    def standings(self, tid: str) -> dict:
+        def load(ids: list[str], scores: list[int]) -> list[dict | None]:
+            rows: list[dict | None] = []
+            stale = self.redis.pipeline(transaction=False)
+            for tid, score, raw in zip(ids, scores, self.redis.hmget(INDEX_INFO, ids)):
+                info = loads(raw) if raw else None
+                if info is not None and status and info["status"] != status:
+                    if listed != INDEX:  # listed under a status it has left: listed again where it belongs
+                        stale.zrem(listed, tid)
+                        stale.zadd(_listing_key(info["status"]), {tid: score})
+                    info = None
+                rows.append(info)
+            if len(stale):
+                stale.execute()
+            return rows
+
+        try:
+            found = listing.page(self.redis, listed, limit=limit, offset=offset, cursor=cursor, load=load)
+        except listing.BadCursor as exc:
+            raise ProblemError(422, "Bad cursor", str(exc), "bad-cursor") from None
+        return {"total": found["total"], "tournaments": found["rows"], "next_cursor": found["next_cursor"]}
+
+    def standings(self, tid: str, viewer: Viewer | None = None) -> dict:
         state, envs = self.load(tid)
+        if not self._privileged(viewer, state):
+            state = T.fold(_public_events(state, envs))
         return {"id": tid, "version": envs[-1]["version"], "status": T.status(state), "round": state["round"],
                 "tie_breaks": ["points"] + state["tie_breaks"], "standings": _standing_rows(state)}
 
@@ -443,13 +520,18 @@ class Tournaments:
             raw = self.redis.hgetall(key(tid, "games"))
             created = {k.decode(): loads(v) for k, v in raw.items()}
         out_tables = []
+        embargoed = not secrets_ and state["format"] == "duplicate" and not all(
+            t["result"] is not None for t in rnd["tables"])
         for tb in rnd["tables"]:
             game = created.get(f"{n}:{tb['table']}")
             seats = [{"seat": s, "player": p} for s, p in enumerate(tb["players"])]
             if game is not None and game["id"] == tb["game_id"] and game.get("seats"):
-                seats = [{"seat": s["seat"], "player": s["player"], "token": s["token"]} for s in game["seats"]]
+                seats = [{"seat": s["seat"], "player": s["player"],
+                          "token": s.get("token") or self.naipes.tournament_seat_token(game["id"], s["seat"])}
+                         for s in game["seats"]]
+            # a duplicate round's results say something of deals other tables may still be playing
             out_tables.append({"table": tb["table"], "game_id": tb["game_id"], "seats": seats,
-                               "result": tb["result"]})
+                               "result": None if embargoed else tb["result"]})
         if all(tb["result"] is not None for tb in rnd["tables"]):
             stage = "finished"
         else:
@@ -465,8 +547,27 @@ class Tournaments:
             raise not_found(tid)
         state = T.fold(envs)
         everything = self._privileged(viewer, state)
-        shown = [for_viewer(e, None, everything) for e in envs if e["version"] > after][:limit]
+        public = {e["version"] for e in _public_events(state, envs)}
+        shown = [for_viewer(e, None, everything) if everything or e["version"] in public else _withheld(e)
+                 for e in envs if e["version"] > after][:limit]
         return {"id": tid, "version": head_version, "head_hash": head_hash, "chain": chain, "events": shown}
+
+
+def _public_events(state: dict, envs: list[dict]) -> list[dict]:
+    """The tournament's events as anyone may see them: in a duplicate tournament, a table's
+    result is withheld until every table of its round has finished (the tables were dealt
+    the same cards, and a result tells something of them)."""
+    if state["format"] != "duplicate":
+        return envs
+    open_rounds = {r["round"] for r in state["schedule"] if not T.round_complete(r)}
+    return [e for e in envs if not (e["type"] in (T.TABLE_RESULT, T.TABLE_RESULT_CORRECTED)
+                                     and e["data"].get("round") in open_rounds)]
+
+
+def _withheld(env: dict) -> dict:
+    """An event kept from the caller for now: its place in the chain, not its content."""
+    return {k: env[k] for k in ("game_id", "version", "type", "time", "actor", "prev_hash", "hash")} | {
+        "data": {"round": env["data"].get("round"), "table": env["data"].get("table")}, "withheld": True}
 
 
 def _standing_rows(state: dict) -> list[dict]:
@@ -481,6 +582,7 @@ def attach_tournaments(service: Naipes) -> Tournaments:
     if found is not None:
         return found
     tournaments = Tournaments(service)
+    service.tournament_context = tournaments.game_context
     service.on_finished.append(tournaments.on_game_finished)
     service.on_result_changed.append(tournaments.on_result_changed)
     service._tournaments = tournaments  # type: ignore[attr-defined]

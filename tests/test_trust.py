@@ -23,6 +23,7 @@ from service.application import Naipes
 
 from .conftest import API_KEY, bearer
 from .helpers import create, play_http
+from .live import live_server  # noqa: F401 - fixture
 
 
 def key_with(client, integrator, *scopes: str) -> dict:
@@ -299,3 +300,41 @@ def test_a_chunked_import_is_read_whole_or_refused_whole(redis_url, client, inte
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_live_stream_keeps_the_embargo(live_server, service):
+    """The stream goes through the same decision as /events: an anonymous stream of a duplicate
+    table that has played a deal out shows nothing of that deal, and does not end while the
+    embargo holds."""
+    import requests
+
+    from .test_stream import sse
+
+    base = live_server.url
+    integrator_h = {"Authorization": "Bearer nk_test_integrator_key"}
+    body = {"game": "dalmuti", "options": {"hands": 1}, "players": [f"s{i}" for i in range(8)],
+            "format": "duplicate", "rounds": 1, "table_size": {"min": 4, "max": 4}}
+    t = requests.post(base + "/tournaments", json=body, headers=integrator_h, timeout=10).json()
+    a = t["round_detail"]["tables"][0]
+    gid = a["game_id"]
+    toks = {s["seat"]: s["token"] for s in a["seats"]}
+    rng = random.Random(7)
+    while not requests.get(f"{base}/games/{gid}", headers=bearer(toks[0]), timeout=10).json()["finished"]:
+        view = requests.get(f"{base}/games/{gid}", headers=bearer(toks[0]), timeout=10).json()
+        seat = rng.choice(view["to_act"])
+        moves = requests.get(f"{base}/games/{gid}/legal-moves", headers=bearer(toks[seat]), timeout=10).json()
+        requests.post(f"{base}/games/{gid}/moves", json=rng.choice(moves["moves"]), headers=bearer(toks[seat]),
+                      timeout=10)
+    start = service.table(gid)["deals"]["starts"][0]
+    with requests.get(f"{base}/games/{gid}/stream", stream=True, timeout=30) as r:
+        assert r.status_code == 200
+        seen, heartbeats = [], 0
+        for kind, msg in sse(r, timeout=20):
+            if kind == "event":
+                seen.append(int(msg["id"]))
+            elif msg == "heartbeat":
+                heartbeats += 1
+                if heartbeats >= 2:
+                    break
+    assert seen and max(seen) < start, "the stream showed a deal other tables are still playing"
+    assert heartbeats >= 2, "the stream ended while the embargo held"

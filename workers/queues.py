@@ -114,8 +114,9 @@ class NaipesWorker(SimpleWorker):
       running worker takes over within seconds, instead of at RQ's
       maintenance ten minutes later;
     * every RECONCILE_SECONDS one worker schedules, on a thread of its own,
-      the deadlines of running games that have none pending
-      (:func:`service.timers.reconcile`).
+      the deadlines of running games that have none pending; it finds them
+      in the index of games by when they are due a look, so a pass reads
+      the games due, not every running game (:func:`service.timers.reconcile`).
     """
 
     max_connection_wait_time = 1.0
@@ -151,7 +152,7 @@ class NaipesWorker(SimpleWorker):
             pass  # Redis is away; the next heartbeat looks again
 
     def _watch_scheduler(self, done: threading.Event) -> None:
-        """The reconcile pass, on its own thread (it may read many games)."""
+        """The reconcile pass, on its own thread (it reads the games it finds due)."""
         while not done.wait(RECONCILE_SECONDS):
             if self._stop_requested:
                 continue

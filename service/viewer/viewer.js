@@ -230,15 +230,21 @@ function renderResult(view) {
   ["rank", "player", "score"].forEach((h) => head.appendChild(text("th", h)));
   table.appendChild(head);
   const ranking = r.ranking || view.players.map((_, i) => i);
+  const places = r.ranks || [];
   ranking.forEach((seat, i) => {
     const tr = document.createElement("tr");
     if ((r.winners || []).includes(seat)) tr.className = "winner";
-    tr.appendChild(text("td", String(i + 1)));
+    // equal scores share a place: each tied seat shows "=2"
+    const place = places[seat] ?? i + 1;
+    const tied = places.filter((p) => p === place).length > 1;
+    if (tied) tr.classList.add("tie");
+    tr.appendChild(text("td", (tied ? "=" : "") + place));
+    if (tied) tr.lastChild.title = "tie: equal scores share this place";
     tr.appendChild(text("td", `${view.players[seat]} #${seat}`));
     tr.appendChild(text("td", r.scores ? String(r.scores[seat]) : "—"));
     table.appendChild(tr);
   });
-  const rest = Object.fromEntries(Object.entries(r).filter(([k]) => !["scores", "ranking", "winners"].includes(k)));
+  const rest = Object.fromEntries(Object.entries(r).filter(([k]) => !["scores", "ranking", "ranks", "winners"].includes(k)));
   root.replaceChildren(table);
   if (Object.keys(rest).length) root.appendChild(text("code", compact(rest)));
 }

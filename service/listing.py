@@ -1,0 +1,162 @@
+"""Listings a page at a time, newest first, from sorted sets kept per filter.
+
+Games and tournaments are listed from sorted sets (member: id, score: the
+time it was first listed, in ms): one of every id, and one per filter and
+combination of filters.  A page reads its own rows and no others, whatever
+the store holds: ``ZREVRANGE`` by rank (an offset) or ``ZREVRANGEBYSCORE``
+below a cursor, both logarithmic in the size of the set.
+
+A cursor is opaque to clients: the score and id of the last row of the page,
+base64url.  The next page starts below it, so rows created meanwhile do not
+shift the pages (an offset does shift them).
+
+Every key is one sorted set, so each lives in one hash slot of a Redis
+Cluster; no command here spans two keys.
+
+The sets of a store written before they existed are filled from its summary
+hash by :func:`backfill`, a bounded step at a time that resumes where it
+stopped (the progress is kept in the store).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import time
+from typing import Any, Callable
+
+import redis
+
+from events.envelope import loads
+
+MAX_ROUNDS = 6  # reads of a page before it is answered short (rows left out of a filter since they were listed)
+_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+
+
+class BadCursor(ValueError):
+    """A cursor this service did not hand out."""
+
+
+def encode_cursor(score: float, member: str) -> str:
+    return base64.urlsafe_b64encode(f"{int(score)}:{member}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[int, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        score, member = raw.split(":", 1)
+        if not (score.isdigit() and len(score) <= 16 and _ID.fullmatch(member)):
+            raise ValueError(raw)
+        return int(score), member
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise BadCursor("cursor: not a cursor of this listing (use the next_cursor of the previous page)") from None
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _candidates(client: redis.Redis, key: str, count: int, offset: int,
+                after: tuple[int, str] | None) -> tuple[list[tuple[str, int]], int]:
+    """Up to ``count`` (id, score) of ``key`` newest first, from ``offset`` or below ``after``; and ZCARD."""
+    pipe = client.pipeline(transaction=False)
+    if after is None:
+        pipe.zrevrange(key, offset, offset + count - 1, withscores=True)
+    else:
+        score, member = after
+        pipe.zrevrangebyscore(key, score, score, start=0, num=1000, withscores=True)  # the same millisecond
+        pipe.zrevrangebyscore(key, f"({score}", "-inf", start=0, num=count, withscores=True)
+    pipe.zcard(key)
+    out = pipe.execute()
+    if after is None:
+        rows = out[0]
+    else:
+        # members of one score come in reverse byte order: those below the cursor's id follow it
+        rows = [r for r in out[0] if r[0].decode() < after[1]][:count] + out[1]
+    return [(m.decode(), int(s)) for m, s in rows[:count]], out[-1]
+
+
+def page(client: redis.Redis, key: str, *, limit: int, offset: int = 0, cursor: str | None = None,
+         load: Callable[[list[str], list[int]], list[dict | None]]) -> dict:
+    """One page of ``key``: ``{"rows", "total", "next_cursor"}``.
+
+    ``load(ids, scores)`` gives each candidate's row, or None for one that is
+    no longer in this listing (its status changed since it was listed there,
+    say); those are skipped and the page reads on, at most MAX_ROUNDS times
+    (a page cut short still carries the cursor to go on from)."""
+    after = decode_cursor(cursor) if cursor else None
+    want = limit + 1  # one more row says whether a next page exists
+    rows: list[tuple[int, str, dict]] = []
+    total = None
+    last = None
+    exhausted = False
+    for _ in range(MAX_ROUNDS):
+        count = want - len(rows)
+        found, size = _candidates(client, key, count, offset if after is None else 0, after)
+        total = size if total is None else total
+        loaded = load([m for m, _ in found], [s for _, s in found]) if found else []
+        for (member, score), row in zip(found, loaded):
+            last = (score, member)
+            if row is not None:
+                rows.append((score, member, row))
+        if len(found) < count:
+            exhausted = True
+            break
+        if len(rows) >= want:
+            break
+        after = last
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = encode_cursor(rows[-1][0], rows[-1][1])
+    elif exhausted or last is None:
+        next_cursor = None
+    else:
+        next_cursor = encode_cursor(*last)
+    return {"rows": [r for _, _, r in rows], "total": total or 0, "next_cursor": next_cursor}
+
+
+def backfill(client: redis.Redis, *, ready: str, info: str, every: str, keys_of: Callable[[dict], list[str]],
+             budget: int | None) -> bool:
+    """Put every summary of hash ``info`` into the sorted sets ``keys_of(summary)``,
+    scored as in ``every`` (an id missing there is added to it first).  Goes
+    through at most ``budget`` summaries (None: all) from where the last call
+    stopped; returns True once every one has been (then ``ready`` says so)."""
+    state = client.get(ready)
+    if state == b"done":
+        return True
+    position = int(state.decode().split(":", 1)[1]) if state and state.startswith(b"scan:") else 0
+    seen = 0
+    while True:
+        position, chunk = client.hscan(info, position, count=500)
+        if chunk:
+            ids = [k.decode() for k in chunk]
+            pipe = client.pipeline(transaction=False)
+            stamp = now_ms()
+            for gid in ids:
+                pipe.zadd(every, {gid: stamp}, nx=True)
+                pipe.zscore(every, gid)
+            scores = pipe.execute()[1::2]
+            pipe = client.pipeline(transaction=False)
+            for gid, raw, score in zip(ids, chunk.values(), scores):
+                summary = _summary(raw)
+                if summary is None:
+                    continue
+                for k in keys_of(summary):
+                    pipe.zadd(k, {gid: int(score)})
+            pipe.execute()
+            seen += len(ids)
+        if position == 0:
+            client.set(ready, "done")
+            return True
+        if budget is not None and seen >= budget:
+            client.set(ready, f"scan:{position}")
+            return False
+
+
+def _summary(raw: Any) -> dict | None:
+    try:
+        value = loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
