@@ -11,6 +11,11 @@ names:
 ``OPTIONS``          a JSON Schema (``type: object``) describing the game's
                      options, every property with a ``default`` and a
                      ``description``.
+``CONSTRAINTS``      (optional) what a creation must satisfy beyond the player
+                     count and each option's schema: ``{"id", "on",
+                     "description", "schema"}``, ``schema`` a JSON Schema over
+                     ``{"player_count": n, "options": {...}}`` (defaults filled
+                     in), ``id`` the rule a refused creation names.
 ``FOLDS_RULES``      older rules versions whose logs the module still folds
                      exactly as they were played.
 ``HAND_OVER_EVENTS`` the event types after which the deal in play is over

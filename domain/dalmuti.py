@@ -117,6 +117,14 @@ OPTIONS: dict[str, Any] = {
     "then": {"properties": {"philanthropic_scoring": {"const": False}}},
 }
 
+# What a creation must satisfy beyond the player count and each option's schema, as JSON Schemas
+# over {"player_count": n, "options": {...defaults filled in}} (GET /game-types): the if/then above.
+CONSTRAINTS: tuple[dict[str, Any], ...] = (
+    {"id": "philanthropic-needs-scoring", "on": ["options"],
+     "description": "philanthropic_scoring is an addition to scoring: it needs scoring true",
+     "schema": {"properties": {"options": {"if": OPTIONS["if"], "then": OPTIONS["then"]}}}},
+)
+
 ROLES = ("greater_dalmuti", "lesser_dalmuti", "merchant", "lesser_peon", "greater_peon")
 
 
@@ -1152,6 +1160,11 @@ def view(state: dict, viewer: Any) -> dict:
         v["tax_chosen"] = {k: list(c) for k, c in state["tax_chosen"].items()}
         v["revolution_answers"] = dict(state.get("revolution_answers") or {})
     return v
+
+
+# Equal points are ranked by the order of going out in the final hand (docs/rules/dalmuti.md,
+# "Scoring"): no two seats of a result share a place.
+TIES_BROKEN = True
 
 
 def outcome(state: dict) -> dict | None:

@@ -17,9 +17,9 @@ from werkzeug.exceptions import RequestEntityTooLarge, default_exceptions
 
 from events.connect import connect, data_url, queue_url
 
-from . import ids
+from . import ids, problems
 from .application import Naipes, ProblemError
-from .http import PROBLEM, NaipesApi, blp, problem_response
+from .http import PROBLEM, NaipesApi, blp, check_credential, operation, problem_response, reads_json
 from .http_tournaments import install as install_tournaments
 from .ratelimit import attach_rate_limits
 
@@ -166,6 +166,51 @@ def _strict_body():
     return None
 
 
+def _json_body_type():
+    """A body an operation reads as JSON is sent as JSON: one sent with another Content-Type (or
+    none) is a 415 naming the type, rather than a schema's "missing data" for fields it holds.
+    After the credential (see service.http.check_credential), before the strict parser."""
+    if request.is_json or not reads_json(operation()):
+        return
+    if not request.get_data(cache=True).strip():
+        return  # no body at all: the schema names the fields it needs
+    got = f"Content-Type {request.mimetype[:100]}" if request.mimetype else "no Content-Type"
+    raise ProblemError(415, "Unsupported Media Type", f"this operation reads a JSON body: send it with "
+                       f"Content-Type: application/json (got {got})", "unsupported-media-type",
+                       headers={"Accept-Post": "application/json"} if request.method == "POST" else None)
+
+
+def _sent_credential() -> bool:
+    """Whether the request carried a bearer credential (the stream also takes one as ?token=)."""
+    scheme, _, value = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return True
+    return bool(request.args.get("token")) and request.url_rule is not None \
+        and request.url_rule.rule.endswith("/stream")
+
+
+_QUOTED = re.compile(r'[^\x20\x21\x23-\x5b\x5d-\x7e]')  # what RFC 6750 allows in error_description
+
+
+def bearer_challenge(error: str | None = None, description: str | None = None, scope: str | None = None) -> str:
+    """A WWW-Authenticate value (RFC 6750, 3): no error code when no credential was sent."""
+    value = 'Bearer realm="naipes"'
+    if error:
+        value += f', error="{error}"'
+        if description:
+            value += f', error_description="{_QUOTED.sub("?", description)[:200]}"'
+    if scope:
+        value += f', scope="{scope}"'
+    return value
+
+
+def _challenge(resp: Response) -> Response:
+    """Every 401 carries the Bearer challenge, whoever answered it."""
+    if resp.status_code == 401 and "WWW-Authenticate" not in resp.headers:
+        resp.headers["WWW-Authenticate"] = bearer_challenge("invalid_token" if _sent_credential() else None)
+    return resp
+
+
 def _errors_as_problems(resp: Response) -> Response:
     """An error a library answered by itself (a file's failed precondition, say) is problem+json too."""
     if resp.status_code < 400 or resp.mimetype == PROBLEM:
@@ -173,8 +218,9 @@ def _errors_as_problems(resp: Response) -> Response:
     known = default_exceptions[resp.status_code]() if resp.status_code in default_exceptions else None
     title = known.name if known else HTTPStatus(resp.status_code).phrase
     detail = known.description if known else title
-    keep = {k: v for k, v in resp.headers.items() if k in ("Allow", "Retry-After", "ETag", "Last-Modified")}
-    return problem_response(resp.status_code, title, detail, title.lower().replace(" ", "-"), headers=keep)
+    keep = {k: v for k, v in resp.headers.items()
+            if k in ("Allow", "Retry-After", "ETag", "Last-Modified", "WWW-Authenticate")}
+    return problem_response(resp.status_code, title, detail, problems.for_status(resp.status_code), headers=keep)
 
 
 def create_app(service: Naipes | None = None, redis_url: str | None = None, *,
@@ -212,12 +258,24 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *,
     api.register_blueprint(blp)
     __import__("service.http_live").http_live.install(api, app)  # stream, metrics, replay viewer
     install_tournaments(api, service)
-    app.before_request(_strict_body)  # after the rate limits and the timing hook: a refused body is counted
+    # after the rate limits (and the refusal of revoked keys) and the timing hook, in this order: the
+    # operation's credential, then the body's type, then its JSON, then (in the route) its schema
+    app.before_request(check_credential)
+    app.before_request(_json_body_type)
+    app.before_request(_strict_body)
+    app.after_request(_challenge)  # after_request hooks run last registered first: on the final response
     app.after_request(_errors_as_problems)
 
     @app.errorhandler(ProblemError)
     def _problem(exc: ProblemError):
-        headers = exc.extra.pop("headers", None)
+        headers = dict(exc.extra.pop("headers", None) or {})
+        if exc.status == 401:
+            headers.setdefault("WWW-Authenticate", bearer_challenge(
+                "invalid_token" if _sent_credential() else None, exc.title))
+        elif exc.kind == "scope-missing":
+            scopes = exc.extra.get("scopes") or [exc.extra.get("scope")]
+            headers.setdefault("WWW-Authenticate", bearer_challenge("insufficient_scope", exc.title,
+                                                                    " ".join(str(s) for s in scopes if s)))
         extra = {k: _printable(v) for k, v in exc.extra.items()}
         return problem_response(exc.status, _printable(exc.title), _printable(exc.detail), exc.kind,
                                 headers=headers, **extra)

@@ -96,7 +96,7 @@ def _acting(client, g):
 
 def test_legal_moves_are_for_seats_and_can_be_posted_as_they_are(client, integrator):
     g = create(client, integrator)
-    problem(client.get(f"/games/{g['id']}/legal-moves"), 403)
+    problem(client.get(f"/games/{g['id']}/legal-moves"), 401)  # no credential; a key is 403 seat-required
     seat, tok, v = _acting(client, g)
     lm = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(tok)).get_json()
     assert lm["version"] == v["version"] and lm["seat"] == seat and lm["moves"]

@@ -201,14 +201,7 @@ def test_the_reconcile_pass_reads_the_games_due_not_every_running_game(service, 
     lost = service.create_game("cego", ["a", "b", "c"], {"rounds": 1, "turn_seconds": 600})["id"]
     service.scheduler = schedule
 
-    read: list[str] = []
-    original = Naipes.table
-
-    def counting(self, game_id, **kwargs):
-        read.append(game_id)
-        return original(self, game_id, **kwargs)
-
-    monkeypatch.setattr(Naipes, "table", counting)
+    read = count_table_reads(monkeypatch)
     assert lost in timers.reconcile(service)
     assert not set(read) & set(scheduled), "the pass read running games that were not due"
     assert lost not in timers.reconcile(service)  # scheduled now, and marked at its deadline
@@ -241,14 +234,7 @@ def test_rearming_at_worker_start_reads_the_running_timed_games_only(service, mo
     with a few untimed games in the store as with hundreds."""
     untimed = service.create_game("cego", ["a", "b", "c"], {"rounds": 1})["id"]
     timed = service.create_game("cego", ["a", "b", "c"], {"rounds": 1, "turn_seconds": 600})["id"]
-    read: list[str] = []
-    original = Naipes.table
-
-    def counting(self, game_id, **kwargs):
-        read.append(game_id)
-        return original(self, game_id, **kwargs)
-
-    monkeypatch.setattr(Naipes, "table", counting)
+    read = count_table_reads(monkeypatch)
     service.rearm_deadlines()
     before = output_bytes(service)
     assert service.rearm_deadlines() >= 1
@@ -260,3 +246,16 @@ def test_rearming_at_worker_start_reads_the_running_timed_games_only(service, mo
     service.rearm_deadlines()
     large = output_bytes(service) - before
     assert abs(large - small) < 400, (small, large)  # 200 summaries are 40 KB and more
+
+
+def count_table_reads(monkeypatch) -> list[str]:
+    """The ids of the games whose table the application reads from now on."""
+    read: list[str] = []
+    original = Naipes.table
+
+    def counting(self, game_id, **kwargs):
+        read.append(game_id)
+        return original(self, game_id, **kwargs)
+
+    monkeypatch.setattr(Naipes, "table", counting)
+    return read

@@ -116,7 +116,8 @@ def _prepare(case, service, games, rng: random.Random, positive: bool) -> dict:
     """A live game in the path; returns the headers with a credential the operation accepts."""
     streams = case.operation.path.endswith("/stream")
     game = next(g for g in games if g.get("finished")) if streams else rng.choice([g for g in games if not g.get("finished")])
-    if "game_id" in (case.path_parameters or {}) and rng.random() < 0.9:
+    broken_path = not positive and case.meta is not None and case.meta.is_negative_at(ParameterLocation.PATH)
+    if "game_id" in (case.path_parameters or {}) and rng.random() < 0.9 and not broken_path:
         case.path_parameters["game_id"] = game["id"]
     gid = (case.path_parameters or {}).get("game_id", game["id"])
     security = _security(case)
