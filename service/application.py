@@ -715,9 +715,8 @@ return 1
 
     def _settle(self, game_id: str, envs: list[dict], table: dict, stamp: str) -> tuple[list[dict], dict]:
         """What follows a batch of events in the same append: the moves of
-        absent seats, then the reveal of every deal whose hand is over."""
-        envs, table = self._auto_moves(game_id, envs, table, stamp)
-        return self._reveal(game_id, envs, table, stamp)
+        absent seats (each deal's reveal is placed by :meth:`_append_events`)."""
+        return self._auto_moves(game_id, envs, table, stamp)
 
     @staticmethod
     def _append_events(game_id: str, table: dict, events: list[dict], *, actor: str,
@@ -738,17 +737,6 @@ return 1
                 table = tables.fold(sealed, table)
                 out += sealed
         return out, table
-
-    @staticmethod
-    def _reveal(game_id: str, envs: list[dict], table: dict, stamp: str) -> tuple[list[dict], dict]:
-        """The ``DealRevealed`` of every deal that has become due, added to the append."""
-        reveals = tables.reveal_events(table)
-        if reveals:
-            sealed = seal_batch(game_id, table["version"], table["hash"], reveals, actor="system", time=stamp,
-                                rules=table["rules"])
-            table = tables.fold(sealed, table)
-            envs = envs + sealed
-        return envs, table
 
     MAX_AUTO_MOVES = 50  # moves made for absent seats in one append
     MAX_APPEND_EVENTS = 400  # events an append may reach with them (the reveals of deals come on top)

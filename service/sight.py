@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from events.envelope import for_viewer
+
 REVEAL_EVENT = "DealRevealed"
 
 
@@ -138,17 +140,7 @@ def envelope_for(env: dict, sight: Sight) -> dict | None:
     past = sight.horizon is not None and env["version"] > sight.horizon
     if past and not sight.own_seat:
         return None
-    out = env
-    if "private" in env:
-        out = dict(env)
-        private = env["private"]
-        mine = str(sight.seat) if sight.seat is not None else None
-        if mine is not None and mine in private:
-            out["private"] = {mine: private[mine]}
-        else:
-            del out["private"]
-        if len(private) > len(out.get("private", ())):
-            out["redacted"] = True
+    out = for_viewer(env, sight.seat)  # other seats' private parts (and the setup secret) removed
     if past and env["type"] == REVEAL_EVENT:
         out = dict(out)
         out["data"] = {"deal_version": env["data"].get("deal_version"), "embargoed": True}
