@@ -24,9 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from domain.onion_hands import ATUIN, DECK_SIZE, best_arrangement, evaluate, rank_of  # noqa: E402
+from domain.onion.hands import ATUIN, DECK_SIZE, best_arrangement, evaluate, rank_of  # noqa: E402
 
-# what "all modifiers on" can mean for one hand (see domain/onion.py _ctx)
+# what "all modifiers on" can mean for one hand (see domain/onion/modifiers/state.py _ctx)
 SITUATIONS = (
     {"null": True, "arch": True, "crippling": True},
     {"null": True, "sender": True, "death": [2], "arch": True, "crippling": True, "fool": True},

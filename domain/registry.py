@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-# game id -> module path; each module has the face described in domain.base
+# game id -> the path of its package; each has the face described in domain.base
 GAME_MODULES = {
     "dalmuti": "domain.dalmuti",
     "cego": "domain.cego",

@@ -1,4 +1,4 @@
-"""Frozen reference copy of the Cripple Mr Onion evaluator (domain/onion_hands.py)
+"""Frozen reference copy of the Cripple Mr Onion evaluator (domain/onion/hands/)
 as it stood before its modifier search was optimised: the oracle of
 tests/test_onion_evaluator_equivalence.py.  Do not edit it to follow changes
 in the domain module; a change of result there is what the test exists to catch.

@@ -1,4 +1,4 @@
-"""Rules of Cego (domain/cego.py).  Each docstring cites the part of the rules
+"""Rules of Cego (domain/cego/).  Each docstring cites the part of the rules
 text (seed 003) it checks, or the reading chosen (docs/rules/cego.md)."""
 
 from __future__ import annotations

@@ -1,21 +1,17 @@
-"""Random bots play complete matches of El Gran Dalmuti (domain/dalmuti.py).
+"""El Gran Dalmuti under the test battery (tests/battery.py): the game's hooks.
 
 1,000 matches (4..8 players mostly, a few larger tables, 1..3 hands, every
-option mixed at random).  Bots pick a seat among ``to_act`` and a move
-uniformly among its ``legal_moves``; every command carries a seed drawn from
-the bot's seeded generator, so each match is reproducible from its number.
-
-Checked on every event / state / hand (see each helper's docstring for the rule):
-cards are conserved, the deal and the taxes move the right cards, tricks obey
-count and rank, each hand ends within a bounded number of moves, the next
-order is the order of going out, points follow the scoring rule, the fold is
-pure and states survive a JSON round trip, ``timeout_move`` is always legal,
-and (in every tenth match) every legal move is accepted by ``decide``.  The
-revolution question (rules 2) is put to every seat after every deal, every
-answer is the same public event, only the holder of both jesters may
-declare, and the outcome is public only once all have answered.  The options
-drawn are valid under the module's schema (philanthropic scoring only with
-scoring).
+option mixed at random, newcomers joining now and then).  Beyond the battery's
+own checks (see ``check_event`` for the rule of each): the deal and the taxes
+move the right cards, tricks obey count and rank, the next order is the order
+of going out, points follow the scoring rule.  The revolution question
+(rules 2) is put to every seat after every deal, every answer is the same
+public event, only the holder of both jesters may declare, and the outcome is
+public only once all have answered.  The options drawn are valid under the
+module's schema (philanthropic scoring only with scoring).  The view check
+scrambles the other hands, the taxes the others chose, their transfers and
+their revolution answers.  The test here shows these checks failing on a
+Dalmuti with a broken rule.
 """
 
 from __future__ import annotations
@@ -23,20 +19,21 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from typing import Any
 
 import jsonschema
 import pytest
 
 from domain import dalmuti as D
-from domain.base import RuleViolation
 
-MATCHES = 1000
-CHUNKS = 10
-MAX_MOVES_PER_HAND = 4000
+from . import battery
+from .battery import Checks, Profile, Variant, deal_again
+from .battery_broken_game import register, with_events
+
 OPTIONS_VALIDATOR = jsonschema.validators.validator_for(D.OPTIONS)(D.OPTIONS)
 
 
-def random_setup(r: random.Random) -> tuple[int, dict]:
+def setup(r: random.Random, index: int) -> tuple[int, dict]:
     n = r.randint(9, 16) if r.random() < 0.04 else r.choice([4, 4, 5, 5, 6, 6, 7, 8])
     opts = {
         "hands": r.randint(1, 3),
@@ -53,6 +50,33 @@ def random_setup(r: random.Random) -> tuple[int, dict]:
     return n, opts
 
 
+def policy(st: dict, acting: list[int], legal: dict, r: random.Random, index: int) -> dict | None:
+    """Now and then a newcomer joins (seed 004, INCORPORARSE), when the match allows it."""
+    if st["options"]["allow_joining"] and len(st["players"]) < D.MAX_PLAYERS and r.random() < 0.02:
+        return {"type": "join", "seat": None, "player": f"new{len(st['players'])}", "seed": r.getrandbits(63)}
+    return None
+
+
+def cards(st: dict) -> tuple[list, int]:
+    """The cards held by the seats and the cards played (a count) are the deck dealt."""
+    return [c for h in st["hands"] for c in h], st["discards"]
+
+
+def scramble(st: dict, viewer: Any, r: random.Random) -> dict:
+    others = [s for s in range(len(st["hands"])) if s != viewer]
+    hands, _ = deal_again(st["hands"], others, [], r)
+    pool = [c for s in others for c in st["hands"][s]] or [1]
+    mine = str(viewer)
+    return {
+        **st,
+        "hands": hands,
+        "tax_chosen": {k: v if k == mine else r.choices(pool, k=len(v)) for k, v in st["tax_chosen"].items()},
+        "transfers": {k: v if k == mine else [{**t, "gave": r.choices(pool, k=len(t["gave"]))} for t in v]
+                      for k, v in st["transfers"].items()},
+        "revolution_answers": {k: v if k == mine else not v for k, v in st.get("revolution_answers", {}).items()},
+    }
+
+
 def in_hand(state: dict) -> int:
     """Cards held by the seats of this hand plus cards played: must equal the deck size."""
     return sum(len(state["hands"][s]) for s in state["order"]) + state["discards"]
@@ -60,7 +84,6 @@ def in_hand(state: dict) -> int:
 
 def check_event(before: dict, ev: dict, after: dict, seen: Counter, expect_order: list | None) -> None:
     t = ev["type"]
-    seen[t] += 1
     d = ev["data"]
     if t == "HandDealt":
         # Seed 004, EL MAZO / EL REPARTO (+ Mazos reducidos): the whole deck, one at a time from the GD
@@ -182,88 +205,58 @@ def check_event(before: dict, ev: dict, after: dict, seen: Counter, expect_order
         assert after["hand_no"] == before["hands_total"]
 
 
-def play_match(index: int, *, all_moves: bool, seen: Counter) -> None:
-    r = random.Random(1_000_003 * index + 17)
-    n, opts = random_setup(r)
-    players = [f"bot{i}" for i in range(n)]
-    st0 = D.initial_state(players, opts)
-    st = st0
-    log: list[dict] = []
-    expect_order: list | None = None
-    moves_this_hand = 0
-    totals = [0] * n
+class DalmutiChecks(Checks):
+    def __init__(self, st0: dict, options: dict, seen: Counter):
+        self.options, self.seen = options, seen
+        self.expect_order: list | None = None
+        self.totals = [0] * len(st0["players"])
+        seen[f"players-{min(len(st0['players']), 9)}"] += 1
 
-    def apply(events: list[dict]) -> None:
-        nonlocal st, expect_order, moves_this_hand, totals
-        for ev in events:
-            before = st
-            st = D.evolve(st, ev)
-            log.append(ev)
-            check_event(before, ev, st, seen, expect_order)
-            if st["phase"] in ("revolution", "taxes", "play"):
-                assert in_hand(st) == st["deck_size"]
-            if ev["type"] == "HandDealt":
-                expect_order = None
-                moves_this_hand = 0
-            elif ev["type"] == "HandEnded":
-                expect_order = list(ev["data"]["order"])
-                totals = list(st["scores"])
-                # the fold is pure and states are plain JSON
-                assert json.loads(json.dumps(st)) == st
-        if any(e["type"] == "HandEnded" for e in events):
-            refold = st0
-            for e in log:
-                refold = D.evolve(refold, e)
-            assert refold == st
+    def event(self, before: dict, ev: dict, after: dict) -> None:
+        check_event(before, ev, after, self.seen, self.expect_order)
+        if after["phase"] in ("revolution", "taxes", "play"):
+            assert in_hand(after) == after["deck_size"]
+        if ev["type"] == "HandDealt":
+            self.expect_order = None
+        elif ev["type"] == "HandEnded":
+            self.expect_order = list(ev["data"]["order"])
+            self.totals = list(after["scores"])
 
-    apply(D.decide(st, {"type": "start", "seat": None, "seed": r.getrandbits(63)}))
-    while D.outcome(st) is None:
-        if opts["allow_joining"] and len(st["players"]) < D.MAX_PLAYERS and r.random() < 0.02:
-            apply(D.decide(st, {"type": "join", "seat": None, "player": f"new{len(st['players'])}",
-                                "seed": r.getrandbits(63)}))
-            continue
-        acting = D.to_act(st)
-        assert acting
-        for seat in acting:
-            moves = D.legal_moves(st, seat)
-            assert moves
-            assert D.timeout_move(st, seat) in moves
-            if all_moves:
-                for m in moves:
-                    D.decide(st, {**m, "seat": seat, "seed": 5})
-        idle = [s for s in st["order"] if s not in acting]
-        if idle:
-            with pytest.raises(RuleViolation):
-                D.decide(st, {"type": "pass", "seat": r.choice(idle), "seed": 5})
-        seat = r.choice(acting)
-        m = r.choice(D.legal_moves(st, seat))
-        apply(D.decide(st, {**m, "seat": seat, "seed": r.getrandbits(63)}))
-        moves_this_hand += 1
-        assert moves_this_hand < MAX_MOVES_PER_HAND, "a hand did not end"
-    out = D.outcome(st)
-    assert out["hands_played"] == opts["hands"] and out["scores"] == totals
-    assert sorted(out["ranking"]) == list(range(len(st["players"])))
-    assert out["winners"] == out["ranking"][:1] and out["last_order"] == st["order"]
-    if opts["scoring"]:
-        ranked = [out["scores"][s] for s in out["ranking"]]
-        assert ranked == sorted(ranked, reverse=True)
-    else:
-        assert out["ranking"][: len(st["order"])] == st["order"]
-    assert json.loads(json.dumps(st)) == st
-    seen["matches"] += 1
-    seen[f"players-{min(n, 9)}"] += 1
+    def end(self, st: dict) -> None:
+        out = D.outcome(st)
+        assert out["hands_played"] == self.options["hands"] and out["scores"] == self.totals
+        assert out["winners"] == out["ranking"][:1] and out["last_order"] == st["order"]
+        if self.options["scoring"]:
+            ranked = [out["scores"][s] for s in out["ranking"]]
+            assert ranked == sorted(ranked, reverse=True)
+        else:
+            assert out["ranking"][: len(st["order"])] == st["order"]
 
 
-@pytest.mark.parametrize("chunk", range(CHUNKS))
-def test_random_bot_matches(chunk):
-    """Seed 004 as a whole: 100 random complete matches per chunk obey every invariant (1,000 in all)."""
-    seen: Counter = Counter()
-    per = MATCHES // CHUNKS
-    for i in range(chunk * per, (chunk + 1) * per):
-        play_match(i, all_moves=(i % 10 == 0), seen=seen)
-    assert seen["matches"] == per
-    # the random mix reaches the interesting rules in every chunk
-    for t in ("HandDealt", "TaxesPaid", "MerchantsExchanged", "ExchangeDeclined", "RevolutionAnswered",
-              "RevolutionDeclared", "RevolutionDeclined", "TrickEnded", "HandEnded", "MatchEnded", "PlayerJoined",
-              "NewcomerPlaced"):
-        assert seen[t] > 0, t
+PROFILE = Profile(
+    variants=(Variant(
+        matches=1000, chunks=5, setup=setup, policy=policy, max_moves=12_000,
+        reached=("HandDealt", "TaxesPaid", "MerchantsExchanged", "ExchangeDeclined", "RevolutionAnswered",
+                 "RevolutionDeclared", "RevolutionDeclined", "TrickEnded", "HandEnded", "MatchEnded",
+                 "PlayerJoined", "NewcomerPlaced"),
+    ),),
+    cards=cards,
+    scramble=scramble,
+    checks=DalmutiChecks,
+)
+
+
+def test_the_dalmuti_checks_catch_a_peon_paying_its_worst_cards(monkeypatch):
+    """Seed 004, IMPUESTOS: "El Gran Peón elige sus dos mejores cartas y se las entrega al Gran
+    Dalmuti".  A Dalmuti whose Greater Peon pays its two worst cards instead fails the game's checks
+    (the cards still go where the event says: no generic check sees it)."""
+    def change(state: dict, ev: dict) -> None:
+        if ev["type"] == "TaxesPaid":
+            gd, gp = state["order"][0], state["order"][-1]
+            worst = sorted(state["hands"][gp])[-2:]
+            ev["private"][str(gp)]["gave"] = ev["private"][str(gd)]["received"] = worst
+
+    register(monkeypatch, "broken", with_events("dalmuti", change))
+    with pytest.raises(AssertionError) as caught:
+        battery.run("broken", matches=range(10))
+    assert caught.traceback[-1].name == "check_event"

@@ -1,4 +1,4 @@
-"""Rules of El Gran Dalmuti (domain/dalmuti.py), one or more tests per rule.
+"""Rules of El Gran Dalmuti (domain/dalmuti/), one or more tests per rule.
 
 Each docstring cites the section of the rules text (seed 004) the test checks,
 or the reading chosen where the text is silent (see docs/rules/dalmuti.md).

@@ -1,19 +1,18 @@
-"""Random bots play complete matches of ¡Muerte al rey! (domain/muerte.py).
+"""¡Muerte al rey! under the test battery (tests/battery.py): the game's hooks.
 
 1,000 matches over every even table size (6..16), both decks (where they fit),
-treason on and off, 1..3 games and every identity mode of section 3.3.  Bots
-pick a seat among ``to_act`` and a move uniformly among its ``legal_moves``;
-every command carries a seed from the bot's seeded generator, so each match is
-reproducible from its number.
+treason on and off, 1..3 games and every identity mode of section 3.3.
 
-Checked (seed sections in brackets): the decks and the deal [2.1, 2.2]; cards
-are conserved per team (hands + lost = the team deck) and each team deck holds
-exactly one king until it is found or lost [2.1.2, 2.3]; the turn order and
-skipping eliminated players [2.3]; every full round holds an accusation by
-each team [2.3]; a game ends only as the rules say [2.4, 3.1] with the points
-of 3.2; every match ends; views never show a hidden card; re-folding the log
-gives an equal state; states survive JSON; ``timeout_move`` is always legal;
-in every tenth match every legal move is accepted by ``decide``.
+Beyond the battery's own checks (seed sections in brackets): the decks and the
+deal [2.1, 2.2]; cards are conserved per team (hands + lost = the team deck)
+and each team deck holds exactly one king until it is found or lost [2.1.2,
+2.3]; the turn order and skipping eliminated players [2.3]; every full round
+holds an accusation by each team [2.3]; a game ends only as the rules say
+[2.4, 3.1] with the points of 3.2; no public event data names a card outside
+the public reveals; treason (single and double), swaps and assignments all
+happen [3.1, 3.3].  The view check scrambles the other seats' hands and the
+card offered in an exchange (secret but to the seat offering it).  The test
+here shows these checks failing on a game with a broken rule.
 """
 
 from __future__ import annotations
@@ -21,20 +20,21 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 
 from domain import muerte as M
-from domain.base import RuleViolation
 
-MATCHES = 1000
-CHUNKS = 10
-MAX_MOVES_PER_GAME = 3000
+from . import battery
+from .battery import Checks, Profile, Variant, deal_again
+from .battery_broken_game import register, with_events
+
 SIZES = [6, 8, 10, 12, 14, 16]
 PUBLIC_CARD_FIELDS = {"Accused": "cards", "CardLost": "card", "TreasonDenounced": "card"}
 
 
-def setup(index: int, r: random.Random) -> tuple[int, dict]:
+def setup(r: random.Random, index: int) -> tuple[int, dict]:
     n = SIZES[index % len(SIZES)]
     deck = "spanish48" if n > 12 or (index // len(SIZES)) % 2 else "spanish40"
     opts = {
@@ -44,6 +44,19 @@ def setup(index: int, r: random.Random) -> tuple[int, dict]:
         "identity_mode": M.IDENTITY_MODES[(index // 24) % len(M.IDENTITY_MODES)],
     }
     return n, opts
+
+
+def cards(st: dict) -> tuple[list, int]:
+    """2.1-2.3: every card of both team decks is in a hand or lost."""
+    return [c for h in st["hands"] for c in h] + [c for x in st["lost"] for c in x], 0
+
+
+def scramble(st: dict, viewer: Any, r: random.Random) -> dict:
+    others = [s for s in range(len(st["hands"])) if s != viewer]
+    ex = st["exchange"]
+    offer = [st["offer"]] if st["offer"] is not None and not (ex and ex["seat"] == viewer) else []
+    hands, rest = deal_again(st["hands"], others, offer, r)
+    return {**st, "hands": hands, "offer": rest[0] if offer else st["offer"]}
 
 
 def check_cards(st: dict) -> None:
@@ -61,26 +74,8 @@ def check_cards(st: dict) -> None:
         assert (not st["hands"][s]) == (s in st["eliminated"])
 
 
-def check_view(st: dict, seat: int) -> None:
-    """Views: no card held by another seat shows outside the public records (reveals, lost, results)."""
-    v = M.view(st, seat)
-    assert "hands" not in v
-    mine = set(st["hands"][seat]) | {c for t in st["transfers"].get(str(seat), []) for c in (t["gave"], t["received"])}
-    if st["offer"] is not None and st["exchange"]["seat"] == seat:
-        mine.add(st["offer"])
-    hidden = {c for s, h in enumerate(st["hands"]) if s != seat for c in h} - mine
-    public = {k: v[k] for k in v if k not in ("reveals", "lost", "results", "treason", "identity", "options",
-                                                "outcome")}
-    text = json.dumps(public)
-    for c in hidden:
-        assert f'"{c}"' not in text, (c, seat)
-    sv = M.view(st, "spectator")
-    assert "hand" not in sv and "hands" not in sv and "offer" not in sv
-
-
 def check_event(before: dict, ev: dict, after: dict, seen: Counter) -> None:
     t = ev["type"]
-    seen[t] += 1
     d = ev["data"]
     text = json.dumps({k: v for k, v in d.items() if k != PUBLIC_CARD_FIELDS.get(t)})
     if t not in ("GameDealt", "IdentitySwapsBegan", "IdentityAssignmentBegan", "IdentityAssigned", "GameEnded",
@@ -132,6 +127,9 @@ def check_event(before: dict, ev: dict, after: dict, seen: Counter) -> None:
         # 2.4 / 3.1 / 3.2
         p = d["points"]
         assert d["scores"] == [a + b for a, b in zip(before["scores"], p)]
+        seen[d["reason"]] += 1
+        if d.get("double"):
+            seen["double-treason"] += 1
         if d["reason"] == "treason":
             assert before["options"]["treason"]
             assert all(x in (-2, 0, 2) for x in p)
@@ -152,88 +150,50 @@ def check_event(before: dict, ev: dict, after: dict, seen: Counter) -> None:
         assert d["seat"] == before["swap"]["sequence"][before["swap"]["index"]] != d["with"]
 
 
-def play_match(index: int, *, all_moves: bool, seen: Counter) -> None:
-    r = random.Random(7_000_003 * index + 11)
-    n, opts = setup(index, r)
-    st0 = M.initial_state([f"bot{i}" for i in range(n)], opts)
-    st = st0
-    log: list[dict] = []
-    moves = 0
+class MuerteChecks(Checks):
+    def __init__(self, st0: dict, options: dict, seen: Counter):
+        self.options, self.seen = options, seen
+        n = len(st0["players"])
+        seen[f"players-{n}"] += 1
+        seen[options["identity_mode"]] += 1
 
-    def apply(events: list[dict]) -> None:
-        nonlocal st, moves
-        for ev in events:
-            before = st
-            st = M.evolve(st, ev)
-            log.append(ev)
-            check_event(before, ev, st, seen)
-            if ev["type"] == "GameDealt":
-                moves = 0
-        if st["identity"] and st["phase"] != "swapping":  # swaps change identities, not yet the cards
-            check_cards(st)
+    def event(self, before: dict, ev: dict, after: dict) -> None:
+        check_event(before, ev, after, self.seen)
 
-    apply(M.decide(st, {"type": "start", "seat": None, "seed": r.getrandbits(63)}))
-    while M.outcome(st) is None:
-        acting = M.to_act(st)
-        assert acting and all(type(s) is int for s in acting)
-        for seat in acting:
-            legal = M.legal_moves(st, seat)
-            assert legal
-            assert M.timeout_move(st, seat) in legal
-            if all_moves:
-                for m in legal:
-                    M.decide(st, {**m, "seat": seat, "seed": 5})
-        idle = [s for s in range(n) if s not in acting]
-        with pytest.raises(RuleViolation):
-            M.decide(st, {"type": "accuse", "target": 0, "seat": r.choice(idle), "seed": 5})
-        if moves % 7 == 0:
-            check_view(st, r.randrange(n))
-        seat = r.choice(acting)
-        m = r.choice(M.legal_moves(st, seat))
-        apply(M.decide(st, {**m, "seat": seat, "seed": r.getrandbits(63)}))
-        moves += 1
-        assert moves < MAX_MOVES_PER_GAME, "a game did not end"
-    out = M.outcome(st)
-    assert out["games_played"] == opts["games"] == len(out["games"])
-    assert out["scores"] == [sum(g["points"][s] for g in out["games"]) for s in range(n)]
-    assert sorted(out["ranking"]) == list(range(n))
-    assert out["winners"] and all(out["scores"][s] == max(out["scores"]) for s in out["winners"])
-    assert json.loads(json.dumps(st)) == st
-    refold = st0
-    for e in log:
-        refold = M.evolve(refold, e)
-    assert refold == st
-    seen["matches"] += 1
-    seen[f"players-{n}"] += 1
-    seen[opts["identity_mode"]] += 1
-    for g in out["games"]:
-        seen[g["reason"]] += 1
-        if g.get("double"):
-            seen["double-treason"] += 1
+    def command(self, before: dict, events: list[dict], after: dict) -> None:
+        if after["identity"] and after["phase"] != "swapping":  # swaps change identities, not yet the cards
+            check_cards(after)
+
+    def end(self, st: dict) -> None:
+        out = M.outcome(st)
+        n = len(st["players"])
+        assert out["games_played"] == self.options["games"] == len(out["games"])
+        assert out["scores"] == [sum(g["points"][s] for g in out["games"]) for s in range(n)]
+        assert out["winners"] and all(out["scores"][s] == max(out["scores"]) for s in out["winners"])
 
 
-@pytest.mark.parametrize("chunk", range(CHUNKS))
-def test_random_bot_matches(chunk):
-    """Seed 001 sections 2 and 3 as a whole: 100 random complete matches per chunk obey every invariant."""
-    seen: Counter = Counter()
-    per = MATCHES // CHUNKS
-    for i in range(chunk * per, (chunk + 1) * per):
-        play_match(i, all_moves=(i % 10 == 0), seen=seen)
-    assert seen["matches"] == per
-    for t in ("GameDealt", "ExchangeOffered", "CardsExchanged", "Accused", "CardLost", "TurnBegan", "GameEnded",
-              "MatchEnded", "king_found", "king_lost"):
-        assert seen[t] > 0, t
-    for size in SIZES:
-        assert seen[f"players-{size}"] > 0
+PROFILE = Profile(
+    variants=(Variant(
+        matches=1000, chunks=4, setup=setup, max_moves=10_000,
+        reached=("GameDealt", "ExchangeOffered", "CardsExchanged", "Accused", "CardLost", "TurnBegan", "GameEnded",
+                 "MatchEnded", "king_found", "king_lost", "treason", "TreasonDenounced", "TreasonIgnored",
+                 "IdentitySwapped", "IdentityAssigned", "IdentityAssignmentBegan", "IdentitySwapsBegan",
+                 *(f"players-{n}" for n in SIZES), *M.IDENTITY_MODES),
+    ),),
+    cards=cards,
+    scramble=scramble,
+    checks=MuerteChecks,
+)
 
 
-def test_every_variation_reached():
-    """3.1 / 3.3: across the matches, treason (single and double), swaps and assignments all happen."""
-    seen: Counter = Counter()
-    for i in range(0, 300):
-        play_match(i, all_moves=False, seen=seen)
-    for t in ("treason", "TreasonDenounced", "TreasonIgnored", "IdentitySwapped",
-              "IdentityAssigned", "IdentityAssignmentBegan", "IdentitySwapsBegan"):
-        assert seen[t] > 0, t
-    for mode in M.IDENTITY_MODES:
-        assert seen[mode] > 0, mode
+def test_the_muerte_checks_catch_an_accused_hiding_a_card(monkeypatch):
+    """Seed 001, 2.3, Acusar: "Éste enseñará todas sus cartas".  A ¡Muerte al rey! whose accused
+    player shows only its first card fails the game's checks."""
+    def change(state: dict, ev: dict) -> None:
+        if ev["type"] == "Accused" and len(ev["data"]["cards"]) == 2:
+            ev["data"]["cards"] = ev["data"]["cards"][:1]
+
+    register(monkeypatch, "broken", with_events("muerte", change))
+    with pytest.raises(AssertionError) as caught:
+        battery.run("broken", matches=range(5))
+    assert caught.traceback[-1].name == "check_event"

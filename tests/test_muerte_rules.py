@@ -1,4 +1,4 @@
-"""Rules of ¡Muerte al rey! (domain/muerte.py), one or more tests per rule.
+"""Rules of ¡Muerte al rey! (domain/muerte/), one or more tests per rule.
 
 Each docstring cites the section of the rules text (seed 001, sections 1 to
 3.3) the test checks, or the reading chosen where the text is silent (see

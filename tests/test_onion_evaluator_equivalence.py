@@ -1,4 +1,4 @@
-"""``onion_hands.evaluate`` under modifiers gives exactly what the evaluator
+"""``onion.hands.evaluate`` under modifiers gives exactly what the evaluator
 gave before its search was optimised (a frozen copy in
 tests/onion_evaluator_reference.py): the same value, groupings (kinds, keys,
 cards, null eights), unused cards, notes, running flush, top kind and Onion
@@ -14,7 +14,7 @@ import random
 import pytest
 
 from bench.onion_evaluator import SITUATIONS, with_shift
-from domain import onion_hands as H
+from domain.onion import hands as H
 
 from . import onion_evaluator_reference as REF
 

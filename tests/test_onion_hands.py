@@ -1,4 +1,4 @@
-"""The Cripple Mr Onion hand evaluator (domain/onion_hands.py).
+"""The Cripple Mr Onion hand evaluator (domain/onion/hands/).
 
 Docstrings cite the groupings note (shared/rules/cripple-mr-onion-groupings.md,
 "the note") or the seed 002 text; readings are in docs/rules/onion.md.
@@ -10,8 +10,8 @@ import random
 
 import pytest
 
-from domain import onion_hands as H
-from domain.onion_hands import card
+from domain.onion import hands as H
+from domain.onion.hands import card
 
 SUIT_CYCLE = [(0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (1, 1), (2, 1), (3, 1)]
 

@@ -2,7 +2,7 @@
 
 Each test cites the clause it checks ("#4i" is modifier #4, clause i) and
 builds hands that trigger it; the readings are in docs/rules/onion.md.
-Evaluator tests call ``onion_hands.evaluate`` with the modifiers in force for
+Evaluator tests call ``onion.hands.evaluate`` with the modifiers in force for
 one hand; game tests play a table to its Showdown and put chosen hands in the
 players' hands just before it.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 
 from domain import onion as O
-from domain import onion_hands as H
+from domain.onion import hands as H
 from domain.base import RuleViolation
-from domain.onion_hands import ARCH, ATUIN, DEATH, FATE, FOOL, LADY, SENDER, card
+from domain.onion.hands import ARCH, ATUIN, DEATH, FATE, FOOL, LADY, SENDER, card
 
 NAMES = [f"p{i}" for i in range(7)]
 

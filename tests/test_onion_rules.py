@@ -1,4 +1,4 @@
-"""Rules of Cripple Mr Onion, base game (domain/onion.py).
+"""Rules of Cripple Mr Onion, base game (domain/onion/).
 
 Each docstring cites the seed 002 lines it checks (or the reading in
 docs/rules/onion.md).
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from domain import onion as O
-from domain import onion_hands as H
+from domain.onion import hands as H
 from domain.base import RuleViolation
 
 NAMES = [f"p{i}" for i in range(7)]
