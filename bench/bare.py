@@ -1,7 +1,7 @@
 """The bare stack: Flask + Redis doing nothing but parse the JSON and one XADD.
 
 The ceiling a Flask + Redis service reaches on this machine, served by the same
-gunicorn configuration as naipes (``service/gunicorn_conf.py``).
+gunicorn configuration as naipes (``service/web/gunicorn_conf.py``).
 """
 
 from __future__ import annotations

@@ -28,8 +28,8 @@ import redis  # noqa: E402
 
 from bench.common import machine, percentile  # noqa: E402
 from events.embedded import EmbeddedRedis  # noqa: E402
-from service.app import create_app  # noqa: E402
-from service.application import INDEX, INDEX_INFO, Naipes, Viewer  # noqa: E402
+from service.web.app import create_app  # noqa: E402
+from service.core.naipes import INDEX, INDEX_INFO, Naipes, Viewer  # noqa: E402
 
 API_KEY = "nk_bench_listing"
 PLAYERS = {"cego": ["ana", "bea", "carl"], "dalmuti": ["ana", "bea", "carl", "dani"],

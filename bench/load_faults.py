@@ -68,8 +68,8 @@ class Service:
     def _gunicorn(self) -> tuple[subprocess.Popen, str]:
         port = free_port()
         env = {**self.env, "NAIPES_BIND": f"127.0.0.1:{port}"}
-        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "gunicorn_conf.py"),
-                                 "service.app:create_app()"], cwd=ROOT, env=env, start_new_session=True,
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "web" / "gunicorn_conf.py"),
+                                 "service.web.app:create_app()"], cwd=ROOT, env=env, start_new_session=True,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return proc, f"http://127.0.0.1:{port}"
 

@@ -98,7 +98,7 @@ def main() -> None:
     args = ap.parse_args()
     print(f"machine: {machine()}")
     with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(tmp) as server:
-        app, app_base = gunicorn("service.app:create_app()", server.url)
+        app, app_base = gunicorn("service.web.app:create_app()", server.url)
         bare, bare_base = gunicorn("bench.bare:app", server.url)
         best: dict[str, tuple[float, int, float]] = {}
         try:

@@ -28,7 +28,7 @@ from bench.common import API_KEY, gunicorn, machine, percentile  # noqa: E402
 from domain import registry  # noqa: E402
 from domain import table as tables  # noqa: E402
 from events.embedded import EmbeddedRedis  # noqa: E402
-from service.application import Naipes  # noqa: E402
+from service.core.naipes import Naipes  # noqa: E402
 
 
 def play(svc: Naipes, players: int, hands: int, until_version: int | None, rng: random.Random) -> dict:
@@ -70,7 +70,7 @@ def main() -> None:
         print(f"built a {svc.table(long['id'])['version']}-event game in {time.perf_counter() - t0:.1f} s")
 
         # 1. read path
-        app, base = gunicorn("service.app:create_app()", server.url)
+        app, base = gunicorn("service.web.app:create_app()", server.url)
         try:
             results = {}
             for name, g in (("v~100", short), ("v~10000", long)):

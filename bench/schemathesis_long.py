@@ -22,9 +22,9 @@ from schemathesis.generation.modes import GenerationMode  # noqa: E402
 from schemathesis.specs.openapi.checks import positive_data_acceptance  # noqa: E402
 
 from events.embedded import EmbeddedRedis  # noqa: E402
-from service.app import create_app  # noqa: E402
-from service.application import Naipes  # noqa: E402
-from service.timers import attach_scheduler  # noqa: E402
+from service.web.app import create_app  # noqa: E402
+from service.core.naipes import Naipes  # noqa: E402
+from service.core.timers import attach_scheduler  # noqa: E402
 from tests import test_schemathesis as st  # noqa: E402
 from tests.conftest import API_KEY  # noqa: E402
 

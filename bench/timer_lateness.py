@@ -26,8 +26,8 @@ import redis  # noqa: E402
 from domain import table as tables  # noqa: E402
 from events.embedded import EmbeddedRedis  # noqa: E402
 from events.envelope import parse_time  # noqa: E402
-from service.application import Naipes  # noqa: E402
-from service.timers import attach_scheduler  # noqa: E402
+from service.core.naipes import Naipes  # noqa: E402
+from service.core.timers import attach_scheduler  # noqa: E402
 
 
 def main() -> None:

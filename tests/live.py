@@ -14,7 +14,7 @@ import requests
 from werkzeug.serving import make_server
 
 from events.embedded import free_port
-from service.app import create_app
+from service.web.app import create_app
 
 from .conftest import API_KEY, ROOT
 
@@ -49,8 +49,8 @@ def start_gunicorn(redis_url: str, extra_env: dict | None = None) -> tuple[subpr
     env = {**os.environ, "REDIS_URL": redis_url, "NAIPES_API_KEYS": API_KEY, "NAIPES_BIND": f"127.0.0.1:{port}",
            "PYTHONPATH": str(ROOT), "NAIPES_WEB_WORKERS": "2", "NAIPES_RATE_LIMIT": "off", **(extra_env or {})}
     log = tempfile.TemporaryFile(mode="w+")  # a pipe nobody reads could fill and stall the server
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "gunicorn_conf.py"),
-                             "service.app:create_app()"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "web" / "gunicorn_conf.py"),
+                             "service.web.app:create_app()"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=log, text=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30

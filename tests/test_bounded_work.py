@@ -14,7 +14,7 @@ import pytest
 from domain import registry
 from domain import table as tables
 from events.store import key
-from service.application import SPECTATOR_VIEWER, Naipes
+from service.core.naipes import SPECTATOR_VIEWER, Naipes
 
 from .helpers import create
 from .test_timers import kill_group, start_worker, wait_for

@@ -11,7 +11,7 @@ import pytest
 from domain import cego as C
 from domain import table as tables
 from domain.base import RuleViolation, event
-from service.verify import verify_export
+from service.core.verify import verify_export
 
 NAMES = ["a", "b", "c", "d", "e"]
 T = lambda n: n  # noqa: E731  trump n

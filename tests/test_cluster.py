@@ -19,9 +19,9 @@ from redis.crc import key_slot
 
 from events.envelope import verify_chain
 from events.store import EventStore, key
-from service.app import create_app
-from service.application import Naipes
-from service.timers import attach_scheduler
+from service.web.app import create_app
+from service.core.naipes import Naipes
+from service.core.timers import attach_scheduler
 
 from . import test_store
 from .cluster import LocalCluster
@@ -173,7 +173,7 @@ def test_deadlines_are_scheduled_and_enforced_on_the_cluster(cluster_service):
     from rq import Queue
     from rq.registry import ScheduledJobRegistry
 
-    from service.timers import TIMERS, job_id
+    from service.core.timers import TIMERS, job_id
 
     registry = ScheduledJobRegistry(queue=Queue(TIMERS, connection=cluster_service.queue_redis))
     scheduled = job_id(g["id"], table["version"], seat, table["clock"][str(seat)]["deadline"])

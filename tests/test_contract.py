@@ -10,7 +10,7 @@ import jsonschema
 import yaml
 from openapi_spec_validator import validate
 
-from service.app import spec_yaml
+from service.web.app import spec_yaml
 
 from .conftest import bearer
 from .helpers import tokens

@@ -12,7 +12,7 @@ import random
 from domain import table as tables
 from events.envelope import dumps, loads, verify_chain
 from events.store import key
-from service.application import Viewer
+from service.core.naipes import Viewer
 
 from .conftest import bearer
 from .helpers import create, tokens

@@ -232,7 +232,7 @@ def _seed_for(n: int, want_holder: bool) -> int:
 
 
 def _spectator_log(service, gid: str, after: int) -> list[tuple]:
-    from service.application import Viewer
+    from service.core.naipes import Viewer
     envs = service.events(gid, Viewer("spectator"), after=after)["events"]
     return [(e["type"], e["data"], e.get("redacted", False), "private" in e, e["actor"].split(":")[0]) for e in envs]
 
@@ -240,7 +240,7 @@ def _spectator_log(service, gid: str, after: int) -> list[tuple]:
 def test_service_shows_the_same_log_deadlines_and_timeouts(service):
     """Through the service: with or without a holder, a spectator sees the same envelopes after the deal
     (types, data, redaction), every seat is to act with one shared deadline, and a timed-out seat declines."""
-    from service.application import Viewer
+    from service.core.naipes import Viewer
     logs, timeouts = [], []
     for want in (True, False):
         seed = _seed_for(5, want)

@@ -20,8 +20,8 @@ import pytest
 from domain import dalmuti as D
 from domain import table as tables
 from domain.base import RuleViolation, deal_commitment, event, shuffled
-from service.application import Naipes, ProblemError
-from service.verify import verify_export
+from service.core.naipes import Naipes, ProblemError
+from service.core.verify import verify_export
 
 NAMES = [f"p{i}" for i in range(20)]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -14,8 +14,8 @@ import redis
 from events.embedded import EmbeddedRedis
 from events.envelope import verify_chain
 from events.store import EventStore
-from service.app import create_app
-from service.application import Naipes
+from service.web.app import create_app
+from service.core.naipes import Naipes
 
 from .conftest import API_KEY, bearer
 

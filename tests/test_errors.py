@@ -57,7 +57,7 @@ def kind(body: dict) -> str:
 
 def body_routes(app) -> list[tuple[str, str]]:
     """(method, rule) of every operation reading a JSON body, from the URL map."""
-    from service.http import operation_of
+    from service.web.base import operation_of
 
     out = []
     for rule in app.url_map.iter_rules():
@@ -225,11 +225,11 @@ def _tournament_rules() -> set[str]:
 def raised_kinds() -> set[str]:
     """Every problem kind the code under service/ can answer with: the literal kinds of every
     ProblemError and problem_response, and what the few computed ones can be."""
-    from service.problems import OTHER_STATUS, STATUS_KINDS
+    from service.core.problems import OTHER_STATUS, STATUS_KINDS
 
     computed = {  # (file, expression) -> the kinds it can be
         ("app.py", "exc.kind"): set(),  # the handler passing on a ProblemError's own kind
-        ("http.py", "kind"): set(STATUS_KINDS.values()) | {OTHER_STATUS},
+        ("base.py", "kind"): set(STATUS_KINDS.values()) | {OTHER_STATUS},
         ("app.py", "problems.for_status(resp.status_code)"): set(STATUS_KINDS.values()) | {OTHER_STATUS},
         ("tournaments.py", "exc.rule"): _tournament_rules(),
     }
@@ -256,7 +256,7 @@ def raised_kinds() -> set[str]:
 
 
 def test_every_problem_kind_raised_is_listed_with_its_meaning_in_the_contract(app):
-    from service.problems import PREFIX, PROBLEM_TYPES
+    from service.core.problems import PREFIX, PROBLEM_TYPES
 
     raised = raised_kinds()
     assert {"not-your-turn", "wrong-phase", "illegal-move", "unauthorized", "key-revoked"} <= raised
@@ -273,7 +273,7 @@ def test_every_problem_kind_raised_is_listed_with_its_meaning_in_the_contract(ap
 
 
 def test_the_problems_answered_use_the_listed_types(client, integrator):
-    from service.problems import PREFIX, PROBLEM_TYPES
+    from service.core.problems import PREFIX, PROBLEM_TYPES
 
     g = create(client, integrator)
     for r in (client.get("/nowhere"), client.delete("/games"), client.get(f"/games/{MISSING_GAME}"),
@@ -373,7 +373,7 @@ def test_game_types_state_every_creation_constraint_and_the_service_refuses_exac
 def test_the_constraints_in_the_domain_cite_what_start_refuses():
     """Muerte's constraints are the seed's: "El número de jugadores ha de ser par. Con la baraja española
     clásica de 40 cartas, podrán participar de 6 a 12 jugadores." (seed 001, 2.1)."""
-    from service.application import Naipes
+    from service.core.naipes import Naipes
 
     muerte = next(t for t in Naipes.game_types() if t["id"] == "muerte")
     by_id = {c["id"]: c for c in muerte["constraints"]}

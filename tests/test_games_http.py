@@ -18,7 +18,7 @@ from domain import registry
 from domain import table as tables
 from events.envelope import dumps, loads
 from events.store import key
-from service.application import Viewer
+from service.core.naipes import Viewer
 
 from .conftest import bearer
 from .helpers import tokens

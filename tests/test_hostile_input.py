@@ -15,9 +15,9 @@ import json
 
 import pytest
 
-from service.access import KeyStore
-from service.app import BadJSON, strict_loads
-from service.application import ProblemError
+from service.core.keys import KeyStore
+from service.web.app import BadJSON, strict_loads
+from service.core.naipes import ProblemError
 
 from .conftest import API_KEY, bearer
 from .helpers import create, tokens

@@ -14,8 +14,8 @@ import random
 import pytest
 from click.testing import CliRunner
 
-from service import timers
-from service.application import DUE, INDEX_INFO, LISTED_BY, Naipes
+from service.core import timers
+from service.core.naipes import DUE, INDEX_INFO, LISTED_BY, Naipes
 from service.cli import main as cli
 
 from .conftest import bearer

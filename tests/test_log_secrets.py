@@ -16,8 +16,8 @@ import requests
 from click.testing import CliRunner
 
 from events.embedded import free_port
-from service.app import create_app
-from service.application import Naipes
+from service.web.app import create_app
+from service.core.naipes import Naipes
 from service.cli import main as cli
 
 from .conftest import API_KEY, ROOT, bearer
@@ -36,8 +36,8 @@ def _gunicorn(redis_url: str, env: dict, log_path) -> tuple[subprocess.Popen, st
         if name not in env:
             full.pop(name, None)
     with open(log_path, "w") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "gunicorn_conf.py"),
-                                 "service.app:create_app()"], cwd=ROOT, env=full, stdout=log, stderr=log)
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "web" / "gunicorn_conf.py"),
+                                 "service.web.app:create_app()"], cwd=ROOT, env=full, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and proc.poll() is None:
@@ -88,7 +88,7 @@ def test_no_token_or_key_reaches_gunicorns_log(redis_url, tmp_path, env):
 
 
 def test_the_applications_log_lines_carry_no_credential(app):
-    from service.logs import handler
+    from service.core.logs import handler
 
     stream = io.StringIO()
     log = logging.getLogger("naipes.test.secrets")

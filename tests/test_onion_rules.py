@@ -424,7 +424,7 @@ def test_old_logs_fold_as_they_were_played(path):
     unmatched extra bets stayed in the Pot and were carried over (the old reading), and every round
     starts from the bankrolls the old code dealt it. The fold knows the rules it plays under."""
     from domain import table as tables
-    from service.verify import verify_export
+    from service.core.verify import verify_export
 
     lines = path.read_bytes().splitlines()
     report = verify_export(lines)

@@ -16,8 +16,8 @@ import redis
 import requests
 from click.testing import CliRunner
 
-from service.app import create_app
-from service.application import Naipes, Viewer
+from service.web.app import create_app
+from service.core.naipes import Naipes, Viewer
 from service.cli import main as cli
 
 from .conftest import API_KEY, ROOT, bearer
@@ -83,7 +83,7 @@ def test_metrics_count_moves_errors_latency_and_queue_depth(client, integrator, 
 def test_timeouts_fired_are_counted(service):
     from prometheus_client import REGISTRY
 
-    from service.metrics import timeout_fired
+    from service.core.metrics import timeout_fired
 
     service.on_timeout.append(timeout_fired)
     before = REGISTRY.get_sample_value("naipes_timeouts_fired_total", {"game": "dalmuti"}) or 0
@@ -120,7 +120,7 @@ def test_metrics_add_up_every_gunicorn_worker_in_multiprocess_mode(redis_url, tm
 
 
 def test_logs_are_json_lines_with_game_and_version(app):
-    from service.logs import Formatter, GameContext, game_context
+    from service.core.logs import Formatter, GameContext, game_context
 
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)

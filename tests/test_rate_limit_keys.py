@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import secrets
 
-from service.app import create_app
+from service.web.app import create_app
 
 from .conftest import API_KEY, bearer
 from .helpers import create, tokens

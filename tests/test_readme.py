@@ -73,8 +73,8 @@ def live_service(redis_url, tmp_path_factory):
            "NAIPES_LOG_LEVEL": "info"}
     env.pop("NAIPES_ACCESS_LOG", None)
     with open(log_path, "w") as log:
-        web = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "gunicorn_conf.py"),
-                                "service.app:create_app()"], cwd=ROOT, env=env, stdout=log, stderr=log,
+        web = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "web" / "gunicorn_conf.py"),
+                                "service.web.app:create_app()"], cwd=ROOT, env=env, stdout=log, stderr=log,
                                start_new_session=True)
     worker = start_worker(redis_url)
     base = f"http://127.0.0.1:{port}"

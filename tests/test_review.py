@@ -17,9 +17,9 @@ from domain.base import deal_commitment
 from events.embedded import EmbeddedRedis
 from events.envelope import dumps, loads
 from events.store import key
-from service.access import KEYS
-from service.app import create_app
-from service.application import Naipes
+from service.core.keys import KEYS
+from service.web.app import create_app
+from service.core.naipes import Naipes
 from service.cli import main as cli
 
 from .conftest import API_KEY, ROOT, bearer
@@ -429,7 +429,7 @@ def test_a_game_keeps_the_rules_version_it_started_under(client, integrator, mon
 def test_an_append_during_an_audit_or_an_export_is_not_taken_for_tampering(service, monkeypatch):
     # issue "Dispute review": the audit names a broken link only where the log was changed; a move appended
     # while the audit (or an export) reads the log is not one, whatever the order the reads land in
-    from service.verify import verify_export
+    from service.core.verify import verify_export
 
     gid = service.create_game("dalmuti", ["a", "b", "c", "d"], {"turn_seconds": 30, "hands": 1})["id"]
     original = service.store.iter_all

@@ -9,7 +9,7 @@ import orjson
 import redis
 import requests
 
-from service.application import Naipes
+from service.core.naipes import Naipes
 
 from .conftest import bearer
 from .helpers import tokens

@@ -126,7 +126,7 @@ def test_the_viewer_draws_tied_places(tmp_path):
     view = {"players": ["ana", "bea", "carl", "dani"], "finished": True,
             "result": {"scores": [-80, 80, -80, 80], "ranking": [1, 3, 0, 2], "ranks": [3, 1, 3, 1],
                        "winners": [1, 3]}}
-    viewer_js = Path(__file__).resolve().parent.parent / "service" / "viewer" / "viewer.js"
+    viewer_js = Path(__file__).resolve().parent.parent / "service" / "web" / "viewer" / "viewer.js"
     out = subprocess.run(["node", str(harness), str(viewer_js), json.dumps(view)], capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 0, out.stderr

@@ -16,8 +16,8 @@ from rq.registry import ScheduledJobRegistry
 
 from domain import table as tables
 from events.envelope import parse_time
-from service import timers
-from service.application import RUNNING_TIMED, Naipes
+from service.core import timers
+from service.core.naipes import RUNNING_TIMED, Naipes
 from workers.queues import LEAD_SECONDS, RECONCILE_SECONDS, DeadlineRegistry
 
 from .conftest import ROOT, bearer
@@ -295,7 +295,7 @@ def test_a_new_worker_schedules_again_deadlines_lost_with_the_queues(service, re
     from rq import Queue
     from rq.registry import ScheduledJobRegistry
 
-    from service.timers import TIMERS
+    from service.core.timers import TIMERS
 
     g = service.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1, "turn_seconds": 1.0})
     registry = ScheduledJobRegistry(queue=Queue(TIMERS, connection=service.queue_redis))

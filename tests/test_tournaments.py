@@ -16,10 +16,10 @@ import pytest
 
 from domain import table as tables
 from domain import tournament as T
-from service import webhooks as wh
-from service.app import create_app
-from service.application import Naipes, Viewer
-from service.tournaments import GAMES
+from service.core import webhooks as wh
+from service.web.app import create_app
+from service.core.naipes import Naipes, Viewer
+from service.core.tournaments import GAMES
 
 from .conftest import API_KEY, bearer
 from .helpers import play_http
@@ -432,7 +432,7 @@ def test_withdrawn_players_are_not_paired_again(client, integrator, service):
     rng = random.Random(4)
     play_round(client, t["round_detail"], rng)
     # no worker here: the advance runs in this process, as the worker's job would
-    from service.tournaments import attach_tournaments
+    from service.core.tournaments import attach_tournaments
 
     done = attach_tournaments(service).advance(tid)
     assert done["paired"] == [2] and len(done["recorded"]) == 2

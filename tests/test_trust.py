@@ -17,9 +17,9 @@ from domain import registry
 from domain import table as tables
 from domain import tournament as T
 from events.envelope import GENESIS, dumps, loads, seal_batch
-from service import sight as sights
-from service.app import create_app
-from service.application import Naipes
+from service.core import sight as sights
+from service.web.app import create_app
+from service.core.naipes import Naipes
 
 from .conftest import API_KEY, bearer
 from .helpers import create, play_http

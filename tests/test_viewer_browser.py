@@ -17,7 +17,7 @@ import time
 import pytest
 import requests
 
-from service.application import Viewer
+from service.core.naipes import Viewer
 
 from .conftest import API_KEY
 from .live import live_server  # noqa: F401 - fixture

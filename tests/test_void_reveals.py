@@ -12,9 +12,9 @@ import redis
 from domain import registry
 from domain import table as tables
 from events.embedded import EmbeddedRedis
-from service.app import create_app
-from service.application import Naipes
-from service.verify import verify_export
+from service.web.app import create_app
+from service.core.naipes import Naipes
+from service.core.verify import verify_export
 
 from .conftest import API_KEY, bearer
 from .helpers import SHORT, create, tokens

@@ -23,9 +23,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from events.envelope import dumps
-from service import webhooks as wh
-from service.app import create_app
-from service.application import Naipes, Viewer
+from service.core import webhooks as wh
+from service.web.app import create_app
+from service.core.naipes import Naipes, Viewer
 
 from .conftest import API_KEY
 

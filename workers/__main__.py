@@ -19,7 +19,7 @@ log = logging.getLogger("naipes.worker")
 
 def run() -> None:
     level = os.environ.get("NAIPES_LOG_LEVEL", "WARNING").upper()
-    from service.logs import configure
+    from service.core.logs import configure
 
     configure(level)  # JSON lines
     client = connect(queue_url())  # RQ's Redis; the jobs reach the games through REDIS_URL

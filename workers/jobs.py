@@ -8,7 +8,7 @@ import time
 import redis
 
 from events.connect import connect, data_url, queue_url
-from service.application import Naipes
+from service.core.naipes import Naipes
 
 _service: Naipes | None = None
 REDIS_PATIENCE = 30.0  # seconds a deadline job keeps trying while Redis is away
@@ -18,15 +18,15 @@ def service() -> Naipes:
     """One application object per worker process, over the worker's Redis."""
     global _service
     if _service is None:
-        from service.timers import attach_scheduler
+        from service.core.timers import attach_scheduler
 
         keys = [k for k in os.environ.get("NAIPES_API_KEYS", "").split(",") if k]
         _service = Naipes(connect(data_url()), api_keys=keys, cache_size=256, queue_client=connect(queue_url()))
         attach_scheduler(_service)
-        from service.metrics import timeout_fired
+        from service.core.metrics import timeout_fired
 
         _service.on_timeout.append(timeout_fired)
-        from service.tournaments import attach_tournaments
+        from service.core.tournaments import attach_tournaments
 
         attach_tournaments(_service)
     return _service
@@ -44,16 +44,16 @@ def enforce_deadline(game_id: str, version: int, seat: int, deadline: float) -> 
     if early > 1.0:
         from rq import Queue
 
-        from service.timers import TIMERS, enqueue_deadline, job_id
+        from service.core.timers import TIMERS, enqueue_deadline, job_id
 
         enqueue_deadline(Queue(TIMERS, connection=service().queue_redis), game_id, version, seat, deadline,
                          job_id(game_id, version, seat, deadline) + "-again", at=deadline)
         return False
     if early > 0:
         time.sleep(early)
-    from service.logs import game_context
+    from service.core.logs import game_context
 
-    from service.timers import DEADLINES, job_id
+    from service.core.timers import DEADLINES, job_id
 
     give_up = time.monotonic() + REDIS_PATIENCE
     with game_context(game_id, version):
@@ -74,7 +74,7 @@ def continue_absent(game_id: str, version: int) -> bool:
     """Go on moving for the absent seats of a game still at ``version``: an
     append moves for them at most ``Naipes.MAX_AUTO_MOVES`` times, and this
     job, queued behind the deadlines already due, makes the next append."""
-    from service.logs import game_context
+    from service.core.logs import game_context
 
     with game_context(game_id, version):
         return service().continue_absent(game_id, version)
@@ -82,13 +82,13 @@ def continue_absent(game_id: str, version: int) -> bool:
 
 def advance_tournament(tournament_id: str) -> dict:
     """Record finished tables, pair the next round, create its games (idempotent)."""
-    from service.tournaments import attach_tournaments
+    from service.core.tournaments import attach_tournaments
 
     return attach_tournaments(service()).run_job(tournament_id)
 
 
 def deliver_webhook(webhook_id: str, delivery: str, event_type: str, body: str) -> dict:
     """One signed POST of an event; raises on failure so that RQ retries with backoff."""
-    from service.tournaments import attach_tournaments
+    from service.core.tournaments import attach_tournaments
 
     return attach_tournaments(service()).webhooks.deliver(webhook_id, delivery, event_type, body)

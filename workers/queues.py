@@ -16,7 +16,7 @@ from rq.scheduler import SCHEDULER_KEY_TEMPLATE, SCHEDULER_LOCKING_KEY_TEMPLATE,
 
 from rq.utils import utcparse
 
-from service.timers import QUEUES, TIMERS, due_at, reconcile, sweep_deadlines
+from service.core.timers import QUEUES, TIMERS, due_at, reconcile, sweep_deadlines
 
 log = logging.getLogger("naipes.worker")
 
@@ -116,7 +116,7 @@ class NaipesWorker(SimpleWorker):
     * every RECONCILE_SECONDS one worker schedules, on a thread of its own,
       the deadlines of running games that have none pending; it finds them
       in the index of games by when they are due a look, so a pass reads
-      the games due, not every running game (:func:`service.timers.reconcile`).
+      the games due, not every running game (:func:`service.core.timers.reconcile`).
     """
 
     max_connection_wait_time = 1.0

@@ -143,7 +143,7 @@ def refuse_revoked() -> None:
     """A revoked key is told so, whatever the route."""
     rec = client().revoked
     if rec is not None:
-        from .application import ProblemError
+        from service.core.naipes import ProblemError
 
         raise ProblemError(401, "Key revoked",
                            f"this integrator key ({rec.id}) was revoked at {rec.revoked_at}; "

@@ -7,8 +7,8 @@ from marshmallow import fields, validate
 
 from domain.table import ADJUDICATIONS
 
-from .access import SCOPES
-from .problems import PREFIX, PROBLEM_TYPES, described
+from service.core.keys import SCOPES
+from service.core.problems import PREFIX, PROBLEM_TYPES, described
 
 # Bounds of numbers taken from requests: far beyond any real game, and small enough that what the
 # store keeps (and sums of it) stays a 64-bit integer or a finite double.

@@ -35,7 +35,7 @@ connections_per_address = int(os.environ.get("NAIPES_MAX_CONNECTIONS_PER_ADDRESS
 socket_timeout = float(os.environ.get("NAIPES_SOCKET_TIMEOUT", "30"))
 
 try:  # JSON lines for gunicorn's logs and the application's
-    from service.logs import gunicorn_logconfig
+    from service.core.logs import gunicorn_logconfig
 
     logconfig_dict = gunicorn_logconfig(loglevel)
 except ImportError:  # run from outside the project

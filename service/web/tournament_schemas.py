@@ -7,8 +7,8 @@ from marshmallow import fields, validate
 
 from domain.tournament import FORMATS, MAX_PLAYERS, MAX_ROUNDS
 
-from .schemas import GAME_TYPE, MAX_COUNT, ChainSchema, EventSchema
-from .webhooks import EVENTS
+from service.web.schemas import GAME_TYPE, MAX_COUNT, ChainSchema, EventSchema
+from service.core.webhooks import EVENTS
 
 NAME = validate.Length(min=1, max=64)
 
@@ -186,7 +186,7 @@ class TournamentEventsSchema(ma.Schema):
 
 
 class CreateWebhookSchema(ma.Schema):
-    # checked by service.webhooks.check_url, whose 422 names what is wrong (bad-url, private-address)
+    # checked by service.core.webhooks.check_url, whose 422 names what is wrong (bad-url, private-address)
     url = fields.String(required=True, validate=validate.Length(max=2048),
                         metadata={"format": "url", "example": "https://example.org/naipes-hook"})
     events = fields.List(fields.String(validate=validate.OneOf(EVENTS)), load_default=lambda: list(EVENTS),

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-import time as _time
 from datetime import timedelta
 
 import redis
@@ -38,10 +37,10 @@ from domain.base import RuleViolation
 from events.envelope import GENESIS, dumps, for_viewer, loads, now_iso, seal_batch
 from events.store import EventStore, VersionConflict, key
 
-from . import listing
-from .application import Naipes, ProblemError, Viewer
-from .timers import DEFAULT
-from .webhooks import Webhooks
+from service.core import pages as listing
+from service.core.naipes import Naipes, ProblemError, Viewer
+from service.core.timers import DEFAULT
+from service.core.webhooks import Webhooks
 
 log = logging.getLogger("naipes.tournaments")
 
@@ -471,7 +470,7 @@ class Tournaments:
 
     def list(self, status: str | None, limit: int, offset: int = 0, cursor: str | None = None) -> dict:
         """Tournaments newest first, ``limit`` at a time, from the sorted set of
-        the status asked (see :mod:`service.listing`): after ``cursor``, else
+        the status asked (see :mod:`service.core.pages`): after ``cursor``, else
         from ``offset``."""
         if cursor is not None and offset:
             raise ProblemError(422, "Bad page", "give cursor or offset, not both", "bad-page")

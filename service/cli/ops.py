@@ -21,13 +21,13 @@ REDIS_URL_FILE = "redis.url"
 
 @contextlib.contextmanager
 def connected_service():
-    """A :class:`service.application.Naipes` over the operator's Redis."""
+    """A :class:`service.core.naipes.Naipes` over the operator's Redis."""
     import redis
 
     from events.embedded import EmbeddedRedis
 
-    from .application import Naipes
-    from .cli import data_dir, hold_data_folder
+    from service.core.naipes import Naipes
+    from service.cli.context import data_dir, hold_data_folder
 
     url = os.environ.get("REDIS_URL")
     embedded = None
@@ -85,7 +85,7 @@ def games() -> None:
 def games_list(game_type: str | None, status: str | None, limit: int, cursor: str | None, offset: int,
                as_json: bool) -> None:
     """List games, newest first: id, type, status, current version, time of the latest event, players."""
-    from .application import ProblemError
+    from service.core.naipes import ProblemError
 
     with connected_service() as svc:
         try:
@@ -105,7 +105,7 @@ def games_list(game_type: str | None, status: str | None, limit: int, cursor: st
 
 
 def _viewer(svc, view_as: str):
-    from .application import SPECTATOR_VIEWER, Viewer
+    from service.core.naipes import SPECTATOR_VIEWER, Viewer
 
     if view_as == "spectator":
         return SPECTATOR_VIEWER
@@ -176,7 +176,7 @@ def _short(v, width: int = 160) -> str:
 @click.option("--json", "as_json", is_flag=True, help="The view JSON as the API serves it")
 def replay(game_id: str, version: int | None, view_as: str, as_json: bool) -> None:
     """Print a game as it stood at a version, as text, from the viewpoint chosen."""
-    from .application import ProblemError
+    from service.core.naipes import ProblemError
 
     with connected_service() as svc:
         try:
@@ -194,7 +194,7 @@ def replay(game_id: str, version: int | None, view_as: str, as_json: bool) -> No
               help="Write to this file (default: standard output)")
 def export(game_id: str, output: Path | None) -> None:
     """Export a game's whole log as JSON Lines (a header, then every event); `naipes verify` checks it."""
-    from .application import ProblemError
+    from service.core.naipes import ProblemError
 
     with connected_service() as svc:
         try:

@@ -166,9 +166,9 @@ def gunicorn_logconfig(level: str, access: bool | None = None) -> dict:
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"game": {"()": "service.logs.GameContext"}, "redact": {"()": "service.logs.Redact"},
-                    "timeouts": {"()": "service.logs.ClientTimeouts"}},
-        "formatters": {"json": {"()": "service.logs.Formatter"}},
+        "filters": {"game": {"()": "service.core.logs.GameContext"}, "redact": {"()": "service.core.logs.Redact"},
+                    "timeouts": {"()": "service.core.logs.ClientTimeouts"}},
+        "formatters": {"json": {"()": "service.core.logs.Formatter"}},
         "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json",
                                 "filters": ["game", "redact"], "stream": "ext://sys.stderr"}},
         "root": {"level": level, "handlers": ["stderr"], "filters": ["redact"]},

@@ -30,7 +30,7 @@ def multiprocess_dir() -> str | None:
 
 
 def timeout_fired(game_id: str, table: dict, seat: int) -> None:
-    """Hook for :attr:`service.application.Naipes.on_timeout`."""
+    """Hook for :attr:`service.core.naipes.Naipes.on_timeout`."""
     TIMEOUTS.labels(game=table.get("game", "unknown")).inc()
 
 
@@ -44,7 +44,7 @@ class QueueDepth:
         from rq import Queue
         from rq.registry import ScheduledJobRegistry
 
-        from .timers import QUEUES
+        from service.core.timers import QUEUES
 
         waiting = GaugeMetricFamily("naipes_queue_depth", "Jobs waiting in an RQ queue", labels=["queue"])
         scheduled = GaugeMetricFamily("naipes_queue_scheduled", "Jobs scheduled for later (turn deadlines)",

@@ -40,7 +40,7 @@ from rq.registry import ScheduledJobRegistry
 
 from domain import table as tables
 
-from .application import DUE, Naipes
+from service.core.naipes import DUE, Naipes
 
 TIMERS = "naipes-timers"
 DEFAULT = "naipes-default"
@@ -145,7 +145,7 @@ def reconcile(service: Naipes, now: float | None = None) -> list[str]:
     and deadlines overdue; never every running game."""
     if service.scheduler is None:
         return []
-    from .application import ProblemError
+    from service.core.naipes import ProblemError
 
     now = time.time() if now is None else now
     settle = service.redis.register_script(_SETTLE_DUE)

@@ -20,10 +20,10 @@ from marshmallow import fields, validate
 from domain import table as tables
 from events.envelope import dumps
 
-from . import metrics
-from .application import ProblemError, not_found, token_hash
-from .http import ANY, app_service, bearer, errors
-from .ratelimit import Client, client
+from service.core import metrics
+from service.core.naipes import ProblemError, not_found, token_hash
+from service.web.base import ANY, app_service, bearer, errors
+from service.web.ratelimit import Client, client
 
 log = logging.getLogger("naipes.live")
 access_log = logging.getLogger("naipes.access")
@@ -305,18 +305,3 @@ def install(api, app) -> None:
     api.register_blueprint(live)
     app.before_request(_before)
     app.after_request(_after)
-
-
-def health_details(svc) -> dict:
-    """Redis answered; are the workers alive and does a scheduler hold the deadline queue's lock?"""
-    from rq import Queue, Worker
-    from rq.scheduler import SCHEDULER_LOCKING_KEY_TEMPLATE
-
-    from .timers import QUEUES, TIMERS
-
-    workers = [w for w in Worker.all(connection=svc.queue_redis) if set(w.queue_names()) & set(QUEUES)]
-    alive = [w for w in workers if w.get_state() != "suspended"]
-    scheduler = bool(svc.queue_redis.exists(SCHEDULER_LOCKING_KEY_TEMPLATE % TIMERS))
-    queues = {name: Queue(name, connection=svc.queue_redis).count for name in QUEUES}
-    status = "ok" if alive and scheduler else "degraded"
-    return {"status": status, "redis": True, "workers": len(alive), "scheduler": scheduler, "queues": queues}

@@ -60,8 +60,8 @@ from rq import Queue, Retry
 
 from events.envelope import dumps, loads, now_iso
 
-from .application import ProblemError, Viewer
-from .timers import DEFAULT
+from service.core.naipes import ProblemError, Viewer
+from service.core.timers import DEFAULT
 
 log = logging.getLogger("naipes.webhooks")
 

@@ -9,7 +9,8 @@ id is short and made of URL- and key-safe characters only:
   imported game keeps the id it was exported with, if it fits this rule;
 * a tournament id: ``t-`` and 16 hex digits.
 
-The HTTP routes take ids through the URL converters below, so a path id
+The HTTP routes take ids through URL converters built on it
+(:mod:`service.web.ids`), so a path id
 that breaks the rule never reaches the application: it is a 404 problem
 like any unknown id.  The application checks ids it is given another way
 (an import, a table's reserved id) with :func:`check_game_id`.
@@ -18,8 +19,6 @@ like any unknown id.  The application checks ids it is given another way
 from __future__ import annotations
 
 import re
-
-from werkzeug.routing import BaseConverter, ValidationError
 
 GAME_ID = r"(?!t-)[A-Za-z0-9_-]{1,64}"
 TOURNAMENT_ID = r"t-[0-9a-f]{16}"
@@ -38,30 +37,3 @@ def is_tournament_id(value: object) -> bool:
 
 def describe_game_id() -> str:
     return "a game id is 1 to 64 letters, digits, '_' or '-', and does not start with 't-'"
-
-
-class GameIdConverter(BaseConverter):
-    regex = "[^/]+"
-
-    def to_python(self, value: str) -> str:
-        if not is_game_id(value):
-            raise ValidationError()
-        return value
-
-
-class TournamentIdConverter(BaseConverter):
-    regex = "[^/]+"
-
-    def to_python(self, value: str) -> str:
-        if not is_tournament_id(value):
-            raise ValidationError()
-        return value
-
-
-def install(app, api) -> None:
-    """Register the converters on the Flask app and describe them in the spec."""
-    app.url_map.converters["game_id"] = GameIdConverter
-    app.url_map.converters["tournament_id"] = TournamentIdConverter
-    api.register_converter(GameIdConverter, lambda _c: {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$",
-                                                        "description": describe_game_id()})
-    api.register_converter(TournamentIdConverter, lambda _c: {"type": "string", "pattern": f"^{TOURNAMENT_ID}$"})

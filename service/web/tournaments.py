@@ -1,4 +1,4 @@
-"""The HTTP routes of tournaments and webhooks (thin, over service.tournaments)."""
+"""The HTTP routes of tournaments and webhooks (thin, over service.core.tournaments)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ from flask import Response
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from . import tournament_schemas as ts
-from .application import Naipes, ProblemError, Viewer
-from .http import (ANY, INTEGRATOR, app_service, bearer, credential, current_caller, errors, integrator_key,
+from service.web import tournament_schemas as ts
+from service.core.naipes import Naipes, ProblemError, Viewer
+from service.web.base import (ANY, INTEGRATOR, app_service, bearer, credential, current_caller, errors, integrator_key,
                    json_response)
-from .tournaments import Tournaments, attach_tournaments
+from service.core.tournaments import Tournaments, attach_tournaments
 
 blp = Blueprint("tournaments", __name__, description="Tournaments over many tables, and webhooks")
 
@@ -33,7 +33,7 @@ def optional_integrator() -> Viewer | None:
     return viewer
 
 
-# the credential of each operation, decided before its body or query is read (see service.http.credential)
+# the credential of each operation, decided before its body or query is read (see service.web.base.credential)
 KEY = integrator_key(SCOPE)
 
 

@@ -25,13 +25,13 @@ from domain.base import REVIEWER, SPECTATOR, RuleViolation
 from events.envelope import GENESIS, dumps, loads, now_iso, seal_batch
 from events.store import EventStore, VersionConflict, key
 
-from . import ids
-from . import listing
-from . import sight as sights
-from .access import KeyStore
-from .house_secret import HouseSecret
-from .sight import GameContext, Sight
-from .verify import EXPORT_FORMAT, verify_export
+from service.core import ids
+from service.core import pages as listing
+from service.core import sight as sights
+from service.core.keys import KeyStore
+from service.core.house_secret import HouseSecret
+from service.core.sight import GameContext, Sight
+from service.core.verify import EXPORT_FORMAT, verify_export
 
 log = logging.getLogger("naipes.application")
 
@@ -44,7 +44,7 @@ RUNNING_TIMED = "naipes:games:timed"  # set: the timed games not finished (whose
 # <BY>:type:<t>:status:<s>; <BY>:ready says they hold every game of INDEX_INFO (see Naipes.list_games)
 LISTED_BY = "naipes:games:by"
 # sorted set: running timed game -> when the workers' reconcile pass looks at it: the time of its last
-# append until its deadlines are scheduled, then its earliest deadline (see service.timers.reconcile)
+# append until its deadlines are scheduled, then its earliest deadline (see service.core.timers.reconcile)
 DUE = "naipes:games:due"
 
 
@@ -125,7 +125,7 @@ class Naipes:
 
     @property
     def secret(self) -> HouseSecret:
-        """Derives duplicate deal seeds and tournament tables' seat tokens (see service.house_secret);
+        """Derives duplicate deal seeds and tournament tables' seat tokens (see service.core.house_secret);
         resolved on first use, so that a process starts while Redis is away."""
         if self._secret is None:
             self._secret = HouseSecret.resolve(self.redis, self._given_secret)
@@ -252,7 +252,7 @@ class Naipes:
         so that a retried creation never makes a second game.
 
         ``owner``: the key id that sees the whole game (see
-        :mod:`service.sight`).  ``tournament``: the tournament whose table
+        :mod:`service.core.sight`).  ``tournament``: the tournament whose table
         this is; its seats' tokens are derived from the service secret, so
         the tournament's owner can be shown them again and no copy is
         stored."""
@@ -479,7 +479,7 @@ return 1
 
     def _listing_sight(self, game_id: str, row: dict, viewer: Viewer) -> dict:
         """A table of a duplicate round shows what its view shows the caller:
-        held at the round's public horizon (see :mod:`service.sight`)."""
+        held at the round's public horizon (see :mod:`service.core.sight`)."""
         if viewer.sees_all or not self.context(game_id).duplicate:
             return row
         seen = self.sight(game_id, viewer)
@@ -823,9 +823,9 @@ return 1
         """What the append of a table with running clocks writes beside it, in
         the same round trip: the game's mark in DUE at the time of the append.
         Scheduling its deadlines moves the mark to the earliest of them
-        (:func:`service.timers.attach_scheduler`); a mark left at the time of an
+        (:func:`service.core.timers.attach_scheduler`); a mark left at the time of an
         append is a move stored whose deadlines were never scheduled, and the
-        workers' reconcile pass schedules them (:func:`service.timers.reconcile`)."""
+        workers' reconcile pass schedules them (:func:`service.core.timers.reconcile`)."""
         if not any(entry.get("deadline") is not None for entry in (table.get("clock") or {}).values()):
             return None
         return lambda pipe: pipe.zadd(DUE, {game_id: _time.time()})
@@ -926,7 +926,7 @@ return 1
         return counts
 
     def sight(self, game_id: str, viewer: Viewer, table: dict | None = None) -> Sight:
-        """The one decision of what ``viewer`` may see of a game (see :mod:`service.sight`)."""
+        """The one decision of what ``viewer`` may see of a game (see :mod:`service.core.sight`)."""
         table = table or self.table(game_id)
         ctx = self.context(game_id)
         peers = self._peers_finished(game_id, ctx)
@@ -1182,7 +1182,7 @@ return 1
         Checked before anything is written: the id and the creation (game
         type, players, options) through the same validators as a game made
         here; the chain, the commitments and the outcome
-        (:func:`service.verify.verify_export`).  Review events in the log
+        (:func:`service.core.verify.verify_export`).  Review events in the log
         (freezes, notes, adjudications) were made elsewhere, by reviewers
         this service does not know: only a key with the ``review`` scope may
         bring them in, and the game shows it was imported (its provenance),

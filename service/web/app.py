@@ -1,4 +1,4 @@
-"""The Flask application factory: ``gunicorn 'service.app:create_app()'``."""
+"""The Flask application factory: ``gunicorn 'service.web.app:create_app()'``."""
 
 from __future__ import annotations
 
@@ -17,11 +17,16 @@ from werkzeug.exceptions import RequestEntityTooLarge, default_exceptions
 
 from events.connect import connect, data_url, queue_url
 
-from . import ids, problems
-from .application import Naipes, ProblemError
-from .http import PROBLEM, NaipesApi, blp, check_credential, operation, problem_response, reads_json
-from .http_tournaments import install as install_tournaments
-from .ratelimit import attach_rate_limits
+from service.core import problems
+from service.core.naipes import Naipes, ProblemError
+# isort: off
+# the resource modules add their routes to the blueprint as they are imported: this order is the contract's
+from service.web import games, records, keys, health  # noqa: F401
+# isort: on
+from service.web.base import PROBLEM, NaipesApi, blp, check_credential, operation, problem_response, reads_json
+from service.web import ids, live
+from service.web.tournaments import install as install_tournaments
+from service.web.ratelimit import attach_rate_limits
 
 log = logging.getLogger("naipes")
 
@@ -169,7 +174,7 @@ def _strict_body():
 def _json_body_type():
     """A body an operation reads as JSON is sent as JSON: one sent with another Content-Type (or
     none) is a 415 naming the type, rather than a schema's "missing data" for fields it holds.
-    After the credential (see service.http.check_credential), before the strict parser."""
+    After the credential (see service.web.base.check_credential), before the strict parser."""
     if request.is_json or not reads_json(operation()):
         return
     if not request.get_data(cache=True).strip():
@@ -244,19 +249,19 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *,
         queues = queue_url(url)
         keys = [k.strip() for k in os.environ.get("NAIPES_API_KEYS", "").split(",") if k.strip()]
         service = Naipes(client, api_keys=keys, queue_client=connect(queues) if queues != url else None)
-        from .timers import attach_scheduler
+        from service.core.timers import attach_scheduler
 
         attach_scheduler(service)
     app.extensions["naipes"] = service
     # a Redis Cluster client has no single connection pool: the limiter then counts in the cluster
     attach_rate_limits(app, getattr(service.redis, "connection_pool", service.redis), rate_limit)
 
-    from .examples import ExamplesPlugin
+    from service.web.examples import ExamplesPlugin
 
     api = NaipesApi(app, spec_kwargs={"extra_plugins": [ExamplesPlugin()]})
     ids.install(app, api)  # before any route: every path id goes through the one validator
     api.register_blueprint(blp)
-    __import__("service.http_live").http_live.install(api, app)  # stream, metrics, replay viewer
+    live.install(api, app)  # stream, metrics, replay viewer
     install_tournaments(api, service)
     # after the rate limits (and the refusal of revoked keys) and the timing hook, in this order: the
     # operation's credential, then the body's type, then its JSON, then (in the route) its schema

@@ -1,0 +1,237 @@
+"""What every route module of the HTTP edge uses: the API (its problem+json
+errors), the one blueprint of the game routes, how a request's credential is
+resolved before anything reads its body, and JSON responses.
+
+The routes themselves are thin, one module per resource: :mod:`service.web.games`
+(game types, games, seats' moves), :mod:`service.web.records` (events, replays,
+audit, export, import, review), :mod:`service.web.keys`, :mod:`service.web.health`,
+:mod:`service.web.live` (stream, metrics, the viewer page) and
+:mod:`service.web.tournaments`."""
+
+from __future__ import annotations
+
+import http
+import logging
+import re
+from collections.abc import Callable
+
+from flask import Response, current_app, g, request
+from flask_smorest import Api, Blueprint
+from flask_smorest.utils import prepare_response
+from werkzeug.exceptions import HTTPException
+
+from events.envelope import dumps
+
+from service.core import problems
+from service.web import schemas as s
+from service.core.naipes import Naipes, ProblemError, Viewer
+
+log = logging.getLogger("naipes.http")
+
+PROBLEM = "application/problem+json"
+_IDEMPOTENCY = re.compile(r"[\x21-\x7e]{1,128}")
+_VERSION = re.compile(r"[0-9]{1,18}")
+_CREDENTIAL = re.compile(r"[\x21-\x7e]{1,512}")
+
+
+def problem_response(status: int, title: str, detail: str, kind: str, headers: dict | None = None,
+                     **extra) -> Response:
+    body = {"type": f"urn:naipes:problem:{kind}", "title": title, "status": status, "detail": detail,
+            "instance": request.path if request else None, **{k: v for k, v in extra.items() if v is not None}}
+    resp = Response(dumps(body), status=status, mimetype=PROBLEM)
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    return resp
+
+
+class NaipesApi(Api):
+    """flask-smorest's Api, speaking problem+json for every error."""
+
+    ERROR_SCHEMA = s.ProblemSchema
+
+    def _register_responses(self):
+        for status in http.HTTPStatus:
+            response = {"description": status.phrase}
+            if status >= 400:
+                response["schema"] = self.ERROR_SCHEMA
+                prepare_response(response, self.spec, PROBLEM)
+            else:
+                prepare_response(response, self.spec, self.DEFAULT_RESPONSE_CONTENT_TYPE)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, PROBLEM)
+        self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
+
+    def handle_http_exception(self, error: HTTPException):
+        data = getattr(error, "data", None) or {}
+        errors = data.get("errors") or data.get("messages")
+        detail = error.description or error.name
+        if errors:
+            detail = "the request does not fit the contract: " + _flatten(errors)
+        if error.code == 429:
+            detail = (f"too many requests with this credential (limit: {error.description}); "
+                      "retry after the seconds in Retry-After")
+            window = getattr(getattr(error, "limit", None), "limit", None)
+            headers_429 = {"Retry-After": str(max(1, int(window.get_expiry())) if window else 1)}
+            data = {**data, "headers": {**dict(data.get("headers") or {}), **headers_429}}
+        kind = problems.for_status(error.code or 500)
+        headers = dict(data.get("headers") or {})
+        if error.code == 405 and hasattr(error, "valid_methods") and error.valid_methods:
+            headers["Allow"] = ", ".join(error.valid_methods)
+        return problem_response(error.code or 500, error.name, detail, kind, headers=headers,
+                                errors=_jsonable(errors) if errors else None)
+
+
+def _flatten(errors, prefix: str = "") -> str:
+    parts = []
+    if isinstance(errors, dict):
+        for k, v in errors.items():
+            if k in ("json", "query", "headers") and not prefix:
+                parts.append(_flatten(v, ""))
+            else:
+                parts.append(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(errors, list):
+        msgs = [m for m in errors if isinstance(m, str)]
+        if msgs:
+            parts.append(f"{prefix or 'body'}: {' '.join(msgs)}")
+        for m in errors:
+            if not isinstance(m, str):
+                parts.append(_flatten(m, prefix))
+    else:
+        parts.append(f"{prefix}: {errors}")
+    return "; ".join(p for p in parts if p)
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
+
+
+def app_service() -> Naipes:
+    return current_app.extensions["naipes"]
+
+
+def bearer() -> str | None:
+    header = request.headers.get("Authorization", "")
+    if not header:
+        return None
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        raise ProblemError(401, "Bad Authorization header", "use 'Authorization: Bearer <key or token>'",
+                           "unauthorized")
+    if not _CREDENTIAL.fullmatch(value.strip()):
+        raise ProblemError(401, "Bad Authorization header", "a key or token is 1 to 512 visible ASCII characters",
+                           "unauthorized")
+    return value.strip()
+
+
+def caller(game_id: str | None) -> Viewer:
+    return app_service().viewer(game_id, bearer())
+
+
+def require_integrator(scope: str = "games", *alternatives: str) -> Viewer:
+    """The caller's integrator key, which must hold ``scope`` or one of the
+    ``alternatives`` (401/403 otherwise)."""
+    return app_service().require(bearer(), scope, *alternatives)
+
+
+# ------------------------------------------------------------ the credential of an operation
+Resolver = Callable[[dict], "Viewer | None"]
+
+
+def credential(resolve: Resolver):
+    """Declare the credential an operation takes: ``resolve``, given the path's arguments, turns
+    the request's bearer credential into the caller or raises the 401/403/404 problem.
+
+    :func:`check_credential`, a request hook, calls it before the body or the query is read, so
+    that a bad credential is told so whatever the body holds; the operation then reads the
+    caller with :func:`current_caller`."""
+    def wrap(fn):
+        fn.naipes_credential = resolve
+        return fn
+    return wrap
+
+
+def integrator_key(scope: str = "games", *alternatives: str) -> Resolver:
+    """An integrator key holding ``scope`` or one of the ``alternatives``."""
+    return lambda _args: require_integrator(scope, *alternatives)
+
+
+def any_caller(args: dict) -> Viewer:
+    """A seat token of the path's game, an integrator key, or nothing (a spectator)."""
+    return caller(args.get("game_id"))
+
+
+def seat_token(args: dict) -> Viewer:
+    """A seat token of the path's game (no credential: 401; an integrator key: 403)."""
+    return app_service().viewer(args["game_id"], bearer(), seat_only=True)
+
+
+def operation_of(view, method: str):
+    """The function serving ``method`` on a route's view (a MethodView's method), or None."""
+    cls = getattr(view, "view_class", None)
+    if cls is None:
+        return None
+    method = method.lower()
+    return getattr(cls, method, None) or (getattr(cls, "get", None) if method == "head" else None)
+
+
+def operation():
+    """The function serving the current request, or None (no route matched)."""
+    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    return operation_of(view, request.method) if view is not None else None
+
+
+def reads_json(op) -> bool:
+    """Whether the operation reads a JSON body (its ``@blp.arguments`` of location json)."""
+    params = (getattr(op, "_apidoc", None) or {}).get("arguments", {}).get("parameters", [])
+    return any(p.get("in") == "json" for p in params)
+
+
+def check_credential() -> None:
+    """Request hook: the operation's credential, decided before anything reads the body or the query."""
+    resolve = getattr(operation(), "naipes_credential", None)
+    if resolve is not None:
+        g.naipes_caller = resolve(request.view_args or {})
+
+
+def current_caller() -> Viewer | None:
+    """The caller :func:`check_credential` resolved for this request."""
+    if "naipes_caller" not in g:
+        check_credential()
+    return g.get("naipes_caller")
+
+
+def json_response(body, status: int = 200, headers: dict | None = None) -> Response:
+    resp = Response(dumps(body), status=status, mimetype="application/json")
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    return resp
+
+
+CHALLENGE_HEADER = {"WWW-Authenticate": {
+    "description": "The Bearer challenge (RFC 6750): `Bearer realm=\"naipes\"`, with `error=\"invalid_token\"` "
+                   "when a credential was sent and refused (and `error=\"insufficient_scope\"` with `scope` on a "
+                   "403 for a missing scope)",
+    "schema": {"type": "string"}}}
+
+
+def errors(*codes: int):
+    """Document problem+json responses for an operation."""
+    def wrap(fn):
+        for code in codes:
+            fn = blp.alt_response(code, schema=s.ProblemSchema, content_type=PROBLEM,
+                                  description=http.HTTPStatus(code).phrase,
+                                  headers=CHALLENGE_HEADER if code == 401 else None)(fn)
+        return fn
+    return wrap
+
+
+INTEGRATOR = [{"integratorKey": []}]
+SEAT = [{"seatToken": []}]
+ANY = [{"seatToken": []}, {"integratorKey": []}, {}]
+
+blp = Blueprint("naipes", __name__, description="Games, moves, replays and audit trails")
