@@ -16,12 +16,16 @@ opens an ``auction``.  Readings are in ``docs/rules/onion.md``.  With any
 modifier switched on the Showdown becomes a sequence of duels with
 declarations (see ``domain.onion.modifiers``).
 
-The package: ``about`` (id, rules versions, options), ``hands`` (the cards and
-the hand evaluator), ``state`` (the initial state and shared readings),
-``evolve``, ``rounds`` (a round's flow), ``drawing`` (the draw and the second
-deal), ``betting``, ``dealership`` (the Dealer's choices, the auction and the
-extra bets), ``showdown``, ``modifiers``, ``moves`` (legal and timeout moves),
-``view`` and ``decide``.  This module is the game's face.
+The package, each module importing only those before it: ``about`` (id,
+rules versions, options), ``hands`` (the cards and the hand evaluator),
+``state`` (the initial state, the modifier state a round starts with, and
+shared readings), ``modifiers`` (what the modifiers in force mean, the
+declarations open and the folds of their events), ``evolve``, ``outbox``,
+``rounds`` (a round's flow), ``showdown``, ``betting``, ``drawing`` (the draw
+and the second deal), ``dealership`` (the Dealer's choices, the auction and the
+extra bets), ``moves`` (legal and timeout moves), ``modifier_moves`` (deciding
+the modifiers' moves), ``view`` and ``decide``.  This module is the game's
+face.
 """
 
 from domain.onion.about import (
@@ -35,18 +39,43 @@ from domain.onion.about import (
     RULES_VERSION,
     TITLE,
 )
-from domain.onion.decide import decide
-from domain.onion.evolve import evolve
-from domain.onion.moves import legal_moves, timeout_move
-from domain.onion.state import ROLE_NAMES, initial_state, outcome, roles, to_act
-from domain.onion.view import view
 
 # helpers the rules tests reach for
-from domain.onion.decide import _DECIDERS  # noqa: F401
-from domain.onion.modifiers.state import _arrange, _ctx, _disclosed, _mods_round, _wild  # noqa: F401
+from domain.onion.decide import (
+    _DECIDERS,  # noqa: F401
+    decide,
+)
+from domain.onion.evolve import evolve
+from domain.onion.modifiers.state import _arrange, _ctx, _disclosed, _wild  # noqa: F401
+from domain.onion.moves import legal_moves, timeout_move
+from domain.onion.state import (
+    ROLE_NAMES,
+    _mods_round,  # noqa: F401
+    initial_state,
+    outcome,
+    roles,
+    to_act,
+)
+from domain.onion.view import view
 
 __all__ = [
-    "FOLDS_RULES", "GAME_ID", "HAND_OVER_EVENTS", "MAX_PLAYERS", "MIN_PLAYERS", "MODIFIERS", "OPTIONS",
-    "RULES_VERSION", "ROLE_NAMES", "TITLE",
-    "decide", "evolve", "initial_state", "legal_moves", "outcome", "roles", "timeout_move", "to_act", "view",
+    "FOLDS_RULES",
+    "GAME_ID",
+    "HAND_OVER_EVENTS",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "MODIFIERS",
+    "OPTIONS",
+    "RULES_VERSION",
+    "ROLE_NAMES",
+    "TITLE",
+    "decide",
+    "evolve",
+    "initial_state",
+    "legal_moves",
+    "outcome",
+    "roles",
+    "timeout_move",
+    "to_act",
+    "view",
 ]

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
-
 GAME_ID = "onion"
 
 
@@ -38,26 +36,53 @@ MAX_PLAYERS = 7
 
 # the optional modifiers of seed 002 (#0..#11), in order; see docs/rules/onion.md
 MODIFIERS = (
-    ("crippling", "#0 Crippling: a nine-card running flush cripples a Great Onion and wins; a ten-card one "
-                  "out-cripples it and may also cripple a Lesser Onion."),
-    ("null_eights", "#1 Null eights: while eights are not wild an eight may count zero to lengthen an onion "
-                    "(fewer null eights wins a tie); the round after one is played, eights are wild."),
-    ("wild_crippling", "#2 Wild crippling: with wild eights a running flush cripples only an Onion holding at "
-                       "least as many wild cards."),
+    (
+        "crippling",
+        "#0 Crippling: a nine-card running flush cripples a Great Onion and wins; a ten-card one "
+        "out-cripples it and may also cripple a Lesser Onion.",
+    ),
+    (
+        "null_eights",
+        "#1 Null eights: while eights are not wild an eight may count zero to lengthen an onion "
+        "(fewer null eights wins a tie); the round after one is played, eights are wild.",
+    ),
+    (
+        "wild_crippling",
+        "#2 Wild crippling: with wild eights a running flush cripples only an Onion holding at "
+        "least as many wild cards.",
+    ),
     ("octavo", "#3 Octavo: with wild eights, eight eights are a Lesser Onion above all others, never crippled."),
-    ("lady", "#4 The Lady (queen of spades): declared and replaced by one of the next two cards; with wild "
-             "eights it devalues one eleven of every other hand."),
-    ("fate", "#5 Fate (king of cups): after the Lady, declared and replaced, zeroing the aces of the Lady's "
-             "player; with wild eights it stops eights being wild."),
+    (
+        "lady",
+        "#4 The Lady (queen of spades): declared and replaced by one of the next two cards; with wild "
+        "eights it devalues one eleven of every other hand.",
+    ),
+    (
+        "fate",
+        "#5 Fate (king of cups): after the Lady, declared and replaced, zeroing the aces of the Lady's "
+        "player; with wild eights it stops eights being wild.",
+    ),
     ("great_atuin", "#6 Great A'Tuin (queen of coins): declared to move eight points from one card to another."),
-    ("elephants", "#7 The Elephants: four nines, tens or wild eights declared with the queen of coins make a "
-                  "Double Onion (below any other Double Onion)."),
-    ("sender_of_eights", "#8 The Sender of Eights (jack of diamonds): when visible, whoever plays eights loses "
-                         "its aces; with wild eights it is declared when dealt and zeroes all aces."),
-    ("death", "#9 Death (king of swords): when visible, one picture of every hand with two or more takes no "
-              "part in a Double (with wild eights also Triple) Onion."),
-    ("archchancellor", "#10 The Archchancellor (jack of staves): who plays it plays no eight as eight; declared, "
-                       "it brings out Death and a card from everyone, or turns wild."),
+    (
+        "elephants",
+        "#7 The Elephants: four nines, tens or wild eights declared with the queen of coins make a "
+        "Double Onion (below any other Double Onion).",
+    ),
+    (
+        "sender_of_eights",
+        "#8 The Sender of Eights (jack of diamonds): when visible, whoever plays eights loses "
+        "its aces; with wild eights it is declared when dealt and zeroes all aces.",
+    ),
+    (
+        "death",
+        "#9 Death (king of swords): when visible, one picture of every hand with two or more takes no "
+        "part in a Double (with wild eights also Triple) Onion.",
+    ),
+    (
+        "archchancellor",
+        "#10 The Archchancellor (jack of staves): who plays it plays no eight as eight; declared, "
+        "it brings out Death and a card from everyone, or turns wild.",
+    ),
     ("fool", "#11 The Fool (jack of clubs): declared just before Showdown, bagels and Onions swap places."),
 )
 
@@ -66,14 +91,34 @@ OPTIONS: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "properties": {
-        "rounds": {"type": "integer", "default": 10, "minimum": 1, "maximum": 500,
-                   "description": "Rounds in the match (it ends sooner when fewer than two players can ante)."},
-        "bankroll": {"type": "integer", "default": 50, "minimum": 1, "maximum": 100000,
-                     "description": "Each player's starting bankroll, in Stakes."},
-        "stake": {"type": "integer", "default": 10, "minimum": 1, "maximum": 1000000,
-                  "description": "The Stake in chips: the ante, and the price of one bought card."},
-        "max_raise": {"type": "integer", "default": 5, "minimum": 1, "maximum": 1000,
-                      "description": "The largest bid, raise or extra bet, as a multiple of the Stake."},
+        "rounds": {
+            "type": "integer",
+            "default": 10,
+            "minimum": 1,
+            "maximum": 500,
+            "description": "Rounds in the match (it ends sooner when fewer than two players can ante).",
+        },
+        "bankroll": {
+            "type": "integer",
+            "default": 50,
+            "minimum": 1,
+            "maximum": 100000,
+            "description": "Each player's starting bankroll, in Stakes.",
+        },
+        "stake": {
+            "type": "integer",
+            "default": 10,
+            "minimum": 1,
+            "maximum": 1000000,
+            "description": "The Stake in chips: the ante, and the price of one bought card.",
+        },
+        "max_raise": {
+            "type": "integer",
+            "default": 5,
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "The largest bid, raise or extra bet, as a multiple of the Stake.",
+        },
         **{name: {"type": "boolean", "default": False, "description": text} for name, text in MODIFIERS},
     },
 }

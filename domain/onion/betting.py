@@ -4,12 +4,11 @@ two): the Dealer names a bet, the others match it (and may raise) or fold.
 
 from __future__ import annotations
 
-from domain.base import event, RuleViolation
+from domain.base import RuleViolation, event
 from domain.onion.outbox import _Out
 from domain.onion.rounds import _lone_winner, _open_part
 from domain.onion.showdown import _showdown
 from domain.onion.state import _acting, _after_dealer, _amount, _cap, _next_in
-
 
 BETTING_PARTS = {1: 3, 2: 2}  # betting round -> number of parts
 
@@ -28,9 +27,13 @@ def _close_part(out: _Out, command: dict) -> None:
     if rnd == 1:
         dealer = st["order"][0]
         buyers = _after_dealer(st)
-        out.emit(event("DealerDealt", {"seat": dealer, "count": 5,
-                                       "to": {"phase": "buy", "turn": buyers[0], "betting": None}},
-                       {dealer: {"cards": sorted(st["deck"][:5])}}))
+        out.emit(
+            event(
+                "DealerDealt",
+                {"seat": dealer, "count": 5, "to": {"phase": "buy", "turn": buyers[0], "betting": None}},
+                {dealer: {"cards": sorted(st["deck"][:5])}},
+            )
+        )
         return
     _showdown(out, command)
 
@@ -41,8 +44,11 @@ def _d_bet(state: dict, command: dict) -> list[dict]:
     amount = _amount(command, "amount", 0, cap, "bet")
     first = _after_dealer(state)[0]
     out = _Out(state)
-    out.emit(event("BetNamed", {"seat": seat, "amount": amount, "paid": amount,
-                                "to": {"phase": "bet_respond", "turn": first}}))
+    out.emit(
+        event(
+            "BetNamed", {"seat": seat, "amount": amount, "paid": amount, "to": {"phase": "bet_respond", "turn": first}}
+        )
+    )
     return out.events
 
 

@@ -8,7 +8,7 @@ player when nobody does (under rules 1 and 2 it went straight into the Pot).
 
 from __future__ import annotations
 
-from domain.base import event, RuleViolation
+from domain.base import RuleViolation, event
 from domain.onion.betting import _close_part
 from domain.onion.outbox import _Out
 from domain.onion.rounds import _end_round, _lone_winner, _open_part
@@ -30,8 +30,12 @@ def _open_auction(out: _Out, command: dict, after: str | None = None) -> None:
     (the new Dealer then faces them in turn)."""
     st = out.state
     active = _live(st)  # the old Dealer has folded: Elder to Younger still in
-    out.emit(event("AuctionOpened", {"active": active, "to": {"phase": "auction", "turn": active[0]},
-                                     **({"after": after} if after else {})}))
+    out.emit(
+        event(
+            "AuctionOpened",
+            {"active": active, "to": {"phase": "auction", "turn": active[0]}, **({"after": after} if after else {})},
+        )
+    )
 
 
 def _d_dealer_raise(state: dict, command: dict) -> list[dict]:
@@ -85,8 +89,18 @@ def _d_auction(state: dict, command: dict) -> list[dict]:
         return out.events
     order = _rotate(state["seating"], leader)
     if a.get("after") == "extra_bets":  # the new Dealer faces the extra bets the old one refused
-        out.emit(event("DealerChanged", {"dealer": leader, "order": order, "how": "auction", "paid": 0,
-                                         "to": {"phase": "dealer_extra", "turn": leader}}))
+        out.emit(
+            event(
+                "DealerChanged",
+                {
+                    "dealer": leader,
+                    "order": order,
+                    "how": "auction",
+                    "paid": 0,
+                    "to": {"phase": "dealer_extra", "turn": leader},
+                },
+            )
+        )
         return out.events
     out.emit(event("DealerChanged", {"dealer": leader, "order": order, "how": "auction", "paid": 0}))
     if not _lone_winner(out, command):
@@ -107,8 +121,11 @@ def _d_extra(state: dict, command: dict) -> list[dict]:
     amount = _amount(command, "amount", 0, min(_cap(state), state["bankrolls"][seat]), "extra bet")
     out = _Out(state)
     if _bets_in_front(state):  # on the table in front of the player until matched
-        out.emit(event("ExtraBet", {"seat": seat, "amount": amount, "paid": 0, "front": amount,
-                                    "to": _after_buyer(out, seat)}))
+        out.emit(
+            event(
+                "ExtraBet", {"seat": seat, "amount": amount, "paid": 0, "front": amount, "to": _after_buyer(out, seat)}
+            )
+        )
         return out.events
     out.emit(event("ExtraBet", {"seat": seat, "amount": amount, "paid": amount, "to": _after_buyer(out, seat)}))
     return out.events
@@ -140,13 +157,18 @@ def _d_dealer_extra(state: dict, command: dict) -> list[dict]:
         owed = _extra_owed(state, seat)
         if state["bankrolls"][seat] < owed:
             raise RuleViolation("cannot-cover", f"you cannot cover the extra bets ({owed}): pass the Dealership")
-        out.emit(event("ExtraMatched", {"seat": seat, "amount": owed, "paid": owed, **_pooled(state),
-                                        "to": _open_part(state, 2, 1)}))
+        out.emit(
+            event(
+                "ExtraMatched",
+                {"seat": seat, "amount": owed, "paid": owed, **_pooled(state), "to": _open_part(state, 2, 1)},
+            )
+        )
         return out.events
     if command["type"] == "fold":
         if not _dealer_may_fold_extra(state, seat):
-            raise RuleViolation("nothing-to-fold-to", "the extra bets total 0: match them (it costs nothing) "
-                                "or pass the Dealership")
+            raise RuleViolation(
+                "nothing-to-fold-to", "the extra bets total 0: match them (it costs nothing) or pass the Dealership"
+            )
         out.emit(event("Folded", {"seat": seat, "reason": "dealer-declined-extra"}))
         if not _lone_winner(out, command):
             _open_auction(out, command, "extra_bets")
@@ -165,8 +187,19 @@ def _d_offer(state: dict, command: dict) -> list[dict]:
             raise RuleViolation("cannot-cover", f"you cannot cover the others' extra bets ({owed})")
         order = _rotate(state["seating"], seat)
         st2 = dict(state, order=order)
-        out.emit(event("DealerChanged", {"dealer": seat, "order": order, "how": "accepted", "paid": owed,
-                                         **_pooled(state), "to": _open_part(st2, 2, 1)}))
+        out.emit(
+            event(
+                "DealerChanged",
+                {
+                    "dealer": seat,
+                    "order": order,
+                    "how": "accepted",
+                    "paid": owed,
+                    **_pooled(state),
+                    "to": _open_part(st2, 2, 1),
+                },
+            )
+        )
         return out.events
     nxt = _next_in(_after_dealer(state), seat)
     if nxt is None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from domain.base import int_field, require_seat, RuleViolation
+from domain.base import RuleViolation, int_field, require_seat
 from domain.onion.betting import _d_bet, _d_respond
 from domain.onion.dealership import _d_auction, _d_dealer_extra, _d_dealer_raise, _d_extra, _d_offer
 from domain.onion.drawing import _d_buy, _d_discard
-from domain.onion.modifiers.moves import _d_mod
+from domain.onion.modifier_moves import _d_mod
 from domain.onion.outbox import _Out
 from domain.onion.rounds import _start_round
 from domain.onion.state import _bets_in_front
@@ -35,7 +35,7 @@ _DECIDERS = {
     "pass_dealership": _d_dealer_extra,
     "accept_dealership": _d_offer,
     "decline_dealership": _d_offer,
-    **{name: _d_mod for name in ("declare", "choose", "reveal", "ready", "show", "concede")},
+    **dict.fromkeys(("declare", "choose", "reveal", "ready", "show", "concede"), _d_mod),
 }
 
 

@@ -4,7 +4,7 @@ deal (buy cards, or stand and take the rest face up).
 
 from __future__ import annotations
 
-from domain.base import event, int_field, int_list, RuleViolation
+from domain.base import RuleViolation, event, int_field, int_list
 from domain.onion import hands as H
 from domain.onion.outbox import _Out
 from domain.onion.rounds import _lone_winner, _open_part
@@ -30,7 +30,9 @@ def _d_discard(state: dict, command: dict) -> list[dict]:
     fold = command["type"] == "fold"
     if fold:
         if seat == dealer:
-            raise RuleViolation("dealer-cannot-fold-in-draw", "the Dealer discards and replaces; it does not fold in the draw")
+            raise RuleViolation(
+                "dealer-cannot-fold-in-draw", "the Dealer discards and replaces; it does not fold in the draw"
+            )
         cards = list(hand)
     else:
         cards = _cards(command, hand, 5)
@@ -39,10 +41,15 @@ def _d_discard(state: dict, command: dict) -> list[dict]:
     order = _after_dealer(state) + [dealer]
     nxt = _next_in(order, seat)
     to = {"phase": "draw", "turn": nxt} if nxt is not None else _open_part(state, 1, 1)
-    drawn = [] if fold else state["deck"][:len(cards)]
+    drawn = [] if fold else state["deck"][: len(cards)]
     out = _Out(state)
-    out.emit(event("Discarded", {"seat": seat, "count": len(cards), "fold": fold, "to": to},
-                   {seat: {"discarded": cards, "drawn": sorted(drawn)}}))
+    out.emit(
+        event(
+            "Discarded",
+            {"seat": seat, "count": len(cards), "fold": fold, "to": to},
+            {seat: {"discarded": cards, "drawn": sorted(drawn)}},
+        )
+    )
     if fold:
         _lone_winner(out, command)
     return out.events
@@ -60,11 +67,15 @@ def _d_buy(state: dict, command: dict) -> list[dict]:
         if state["bankrolls"][seat] < k * stake:
             raise RuleViolation("cannot-cover", f"{k} card(s) cost {k * stake}: more than you hold")
         to = {"phase": "buy", "turn": seat} if k < left else {"phase": "extra", "turn": seat}
-        out.emit(event("Bought", {"seat": seat, "count": k, "paid": k * stake, "to": to},
-                       {seat: {"cards": sorted(state["deck"][:k])}}))
+        out.emit(
+            event(
+                "Bought",
+                {"seat": seat, "count": k, "paid": k * stake, "to": to},
+                {seat: {"cards": sorted(state["deck"][:k])}},
+            )
+        )
         if k == left:
             out.emit(event("Stood", {"seat": seat, "up": [], "to": {"phase": "extra", "turn": seat}}))
         return out.events
-    out.emit(event("Stood", {"seat": seat, "up": sorted(state["deck"][:left]),
-                             "to": {"phase": "extra", "turn": seat}}))
+    out.emit(event("Stood", {"seat": seat, "up": sorted(state["deck"][:left]), "to": {"phase": "extra", "turn": seat}}))
     return out.events

@@ -55,7 +55,7 @@ def _ev_discarded(state: dict, ev: dict) -> dict:
     part = (ev.get("private") or {}).get(str(seat)) or {}
     hands = list(state["hands"])
     h = [c for c in hands[seat] if c not in part.get("discarded", [])]
-    st["deck"] = state["deck"][len(part.get("drawn", [])):] if not d["fold"] else state["deck"]
+    st["deck"] = state["deck"][len(part.get("drawn", [])) :] if not d["fold"] else state["deck"]
     hands[seat] = sorted(h + list(part.get("drawn", [])))
     st["hands"] = hands
     st["discards"] = state["discards"] + k
@@ -163,7 +163,7 @@ def _ev_stood(state: dict, ev: dict) -> dict:
     up = list(state["up"])
     up[seat] = sorted(cards)
     st["up"] = up
-    st["deck"] = state["deck"][len(cards):]
+    st["deck"] = state["deck"][len(cards) :]
     st["bought"] = 0
     _goto(st, d)
     return st
@@ -195,8 +195,13 @@ def _ev_simple(state: dict, ev: dict) -> dict:
 def _ev_auction_opened(state: dict, ev: dict) -> dict:
     d = ev["data"]
     st = dict(state)
-    st["auction"] = {"active": list(d["active"]), "bids": {}, "high": 0, "leader": None,
-                     **({"after": d["after"]} if "after" in d else {})}
+    st["auction"] = {
+        "active": list(d["active"]),
+        "bids": {},
+        "high": 0,
+        "leader": None,
+        **({"after": d["after"]} if "after" in d else {}),
+    }
     _goto(st, d)
     return st
 
@@ -207,8 +212,12 @@ def _ev_bid(state: dict, ev: dict) -> dict:
     a = state["auction"]
     if ev["type"] == "Bid":
         _pay(st, state, d["seat"], d["paid"])
-        st["auction"] = {**a, "bids": {**a["bids"], str(d["seat"]): d["amount"]}, "high": d["amount"],
-                         "leader": d["seat"]}
+        st["auction"] = {
+            **a,
+            "bids": {**a["bids"], str(d["seat"]): d["amount"]},
+            "high": d["amount"],
+            "leader": d["seat"],
+        }
     else:
         st["auction"] = {**a, "active": [s for s in a["active"] if s != d["seat"]]}
     _goto(st, d)

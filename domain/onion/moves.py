@@ -6,7 +6,7 @@ from domain.base import RuleViolation
 from domain.onion.betting import NO_RAISE_PARTS
 from domain.onion.dealership import _dealer_may_fold_extra, _extra_owed
 from domain.onion.modifiers.declarations import _declarations
-from domain.onion.modifiers.state import _disclosed, _MOD_PHASES
+from domain.onion.modifiers.state import _MOD_PHASES, _disclosed
 from domain.onion.state import _amounts, _cap, to_act
 
 
@@ -96,8 +96,7 @@ def legal_moves(state: dict, seat: int) -> list[dict]:
     if phase == "choose":
         return [{"type": "choose", "card": c} for c in m["pending"]["offer"]]
     if phase == "reveal":
-        return [{"type": "reveal", "card": c}
-                for c in sorted(set(state["hands"][seat]) - _disclosed(state, seat))]
+        return [{"type": "reveal", "card": c} for c in sorted(set(state["hands"][seat]) - _disclosed(state, seat))]
     decl = _declarations(state, seat)
     if phase == "predeclare":
         return decl + [{"type": "ready"}]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.base import event, Outbox
+from domain.base import Outbox, event
 from domain.onion import hands as H
 from domain.onion.evolve import evolve
 from domain.onion.modifiers.state import _holder, _opt, _wild

@@ -35,19 +35,35 @@ def _start_round(out: _Out, seed: int) -> None:
     pos = 0
     for s in order:  # the Dealer two, the others three; the Dealer three, the others two
         k = 2 if s == order[0] else 3
-        hands[s] += deck[pos:pos + k]
+        hands[s] += deck[pos : pos + k]
         pos += k
     for s in order:
         k = 3 if s == order[0] else 2
-        hands[s] += deck[pos:pos + k]
+        hands[s] += deck[pos : pos + k]
         pos += k
     private: dict[Any, Any] = {s: {"hand": sorted(h)} for s, h in hands.items()}
     private["deck"] = {"deck": deck[pos:]}
-    out.emit(committed(event("RoundStarted", {
-        "round": st["round_no"] + 1, "dealer": dealer, "seating": seating, "order": order,
-        "ante": ante, "carried": bool(st["carry"]), "bankrolls": bankrolls, "pot": pot,
-        "turn": order[1],
-    }, private), deck, seed))
+    out.emit(
+        committed(
+            event(
+                "RoundStarted",
+                {
+                    "round": st["round_no"] + 1,
+                    "dealer": dealer,
+                    "seating": seating,
+                    "order": order,
+                    "ante": ante,
+                    "carried": bool(st["carry"]),
+                    "bankrolls": bankrolls,
+                    "pot": pot,
+                    "turn": order[1],
+                },
+                private,
+            ),
+            deck,
+            seed,
+        )
+    )
 
 
 def _end_round(out: _Out, command: dict, winner: int | None, showdown: dict | None, reason: str) -> None:
@@ -55,10 +71,20 @@ def _end_round(out: _Out, command: dict, winner: int | None, showdown: dict | No
     returned = {}
     if _bets_in_front(st):  # extra bets nobody matched go back to their players
         returned = {"returned": {str(s): c for s, c in enumerate(_front(st)) if c}}
-    out.emit(event("RoundEnded", {
-        "round": st["round_no"], "winner": winner, "amount": st["pot"] if winner is not None else 0,
-        "reason": reason, "showdown": showdown, "order": list(st["order"]), **returned,
-    }))
+    out.emit(
+        event(
+            "RoundEnded",
+            {
+                "round": st["round_no"],
+                "winner": winner,
+                "amount": st["pot"] if winner is not None else 0,
+                "reason": reason,
+                "showdown": showdown,
+                "order": list(st["order"]),
+                **returned,
+            },
+        )
+    )
     st = out.state
     stake = st["options"]["stake"]
     able = [s for s in range(len(st["players"])) if st["bankrolls"][s] >= stake]
@@ -72,8 +98,13 @@ def _compute_outcome(st: dict) -> dict:
     b = st["bankrolls"]
     ranking = sorted(range(len(b)), key=lambda s: (-b[s], s))
     best = b[ranking[0]]
-    return {"scores": list(b), "ranking": ranking, "winners": [s for s in ranking if b[s] == best],
-            "rounds_played": st["round_no"], "pot_left": st["pot"]}
+    return {
+        "scores": list(b),
+        "ranking": ranking,
+        "winners": [s for s in ranking if b[s] == best],
+        "rounds_played": st["round_no"],
+        "pot_left": st["pot"],
+    }
 
 
 def _lone_winner(out: _Out, command: dict) -> bool:
@@ -85,5 +116,8 @@ def _lone_winner(out: _Out, command: dict) -> bool:
 
 
 def _open_part(st: dict, rnd: int, part: int) -> dict:
-    return {"phase": "bet_name", "turn": st["order"][0],
-            "betting": {"round": rnd, "part": part, "bet": None, "raises": {}}}
+    return {
+        "phase": "bet_name",
+        "turn": st["order"][0],
+        "betting": {"round": rnd, "part": part, "bet": None, "raises": {}},
+    }

@@ -47,8 +47,12 @@ def _mod_showdown(out: _Out, command: dict) -> None:
 def _sd_begin(out: _Out, command: dict) -> None:
     st = out.state
     holder = st["mods"]["sd"]["order"][0]
-    out.emit(event("HandShown", {"seat": holder, "role": "holder", "cards": list(st["hands"][holder]),
-                                 "arrangement": _arrange(st, holder)}))
+    out.emit(
+        event(
+            "HandShown",
+            {"seat": holder, "role": "holder", "cards": list(st["hands"][holder]), "arrangement": _arrange(st, holder)},
+        )
+    )
     _sd_next(out, command)
 
 
@@ -68,8 +72,12 @@ def _sd_next(out: _Out, command: dict) -> None:
 
 def _sd_show(out: _Out, command: dict, seat: int) -> None:
     st = out.state
-    out.emit(event("HandShown", {"seat": seat, "role": "challenger", "cards": list(st["hands"][seat]),
-                                 "arrangement": _arrange(st, seat)}))
+    out.emit(
+        event(
+            "HandShown",
+            {"seat": seat, "role": "challenger", "cards": list(st["hands"][seat]), "arrangement": _arrange(st, seat)},
+        )
+    )
     _sd_compare(out, command)
 
 
@@ -103,14 +111,22 @@ def _judge(st: dict, h: int, c: int) -> tuple[int, int, str, dict, dict | None]:
         k = cr["seat"]
         o = c if k == h else h
         run = a[o].get("run")
-        if (run and run["length"] > cr["length"]
-                and not (_opt(st, "wild_crippling") and run["wilds"] > cr["victim_wilds"])):
+        if (
+            run
+            and run["length"] > cr["length"]
+            and not (_opt(st, "wild_crippling") and run["wilds"] > cr["victim_wilds"])
+        ):
             return o, k, "out-crippled", a, {"seat": o, "length": run["length"], "victim_wilds": cr["victim_wilds"]}
         return k, o, "crippler", a, None
     for x, y in ((c, h), (h, c)):
         if _cripples(st, a[x], a[y]):
-            return x, y, "crippled", a, {"seat": x, "length": a[x]["run"]["length"],
-                                         "victim_wilds": a[y].get("onion_wilds", 0)}
+            return (
+                x,
+                y,
+                "crippled",
+                a,
+                {"seat": x, "length": a[x]["run"]["length"], "victim_wilds": a[y].get("onion_wilds", 0)},
+            )
     cmp = H.compare(a[h]["value"], a[c]["value"])
     if cmp == 0:
         w = h if _precedes(st, h, c) else c
@@ -125,8 +141,21 @@ def _sd_compare(out: _Out, command: dict) -> None:
     w, lo, how, a, crip = _judge(st, h, c)
     answer = _interactive(st) and how not in ("crippled", "out-crippled", "crippler")
     to = {"phase": "answer", "turn": lo} if answer else None
-    out.emit(event("Compared", {"holder": h, "challenger": c, "winner": w, "loser": lo, "how": how,
-                                "hands": {str(s): v for s, v in a.items()}, "crippler": crip, "to": to}))
+    out.emit(
+        event(
+            "Compared",
+            {
+                "holder": h,
+                "challenger": c,
+                "winner": w,
+                "loser": lo,
+                "how": how,
+                "hands": {str(s): v for s, v in a.items()},
+                "crippler": crip,
+                "to": to,
+            },
+        )
+    )
     if not answer:
         _sd_end_duel(out, command, w, lo, how)
 

@@ -1,13 +1,23 @@
-"""Cripple Mr Onion: the state before the game, and the readings of a state
-every part of the game shares (precedence, seats still in, money limits, the
-seats to act, roles, the outcome).
+"""Cripple Mr Onion: the state before the game and the modifier state a round
+starts with (``state["mods"]``, when any modifier is switched on), and the
+readings of a state every part of the game shares (precedence, seats still in,
+money limits, the seats to act, roles, the outcome).  What the modifier state
+means is read in ``domain.onion.modifiers``.
 """
 
 from __future__ import annotations
 
-from domain.base import check_player_count, require_seat, RuleViolation, settle_options
-from domain.onion.about import _UNRECORDED_RULES, GAME_ID, MAX_PLAYERS, MIN_PLAYERS, OPTIONS, RULES_VERSION, TITLE
-from domain.onion.modifiers.state import _mods_init
+from domain.base import RuleViolation, check_player_count, require_seat, settle_options
+from domain.onion.about import (
+    _UNRECORDED_RULES,
+    GAME_ID,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    MODIFIERS,
+    OPTIONS,
+    RULES_VERSION,
+    TITLE,
+)
 
 
 def initial_state(players: list[str], options: dict | None) -> dict:
@@ -45,6 +55,40 @@ def initial_state(players: list[str], options: dict | None) -> dict:
         "last_round": None,
         "outcome": None,
         "mods": _mods_init(opts),  # None unless a modifier is switched on
+    }
+
+
+def _mods_init(opts: dict) -> dict | None:
+    if not any(opts.get(name) for name, _ in MODIFIERS):
+        return None
+    return _mods_round(None, 0)
+
+
+def _mods_round(prev: dict | None, n: int) -> dict:
+    """The modifier state at the start of a round (``n`` players)."""
+    wild = bool(prev and prev["next_wild"])
+    return {
+        "wild": wild,  # eights are wild now (round-wide)
+        "round_wild": wild,  # the round began with wild eights (#1ii)
+        "next_wild": False,  # the next round starts with wild eights
+        "rewild": None,  # #5ii: the seat whose own eights are wild again
+        "fate_stopped": None,  # #5ii: the seat whose Fate stopped wild eights
+        "declared": {},  # str(card) -> seat, special cards declared this round
+        "lady": None,  # {"seat", "mode": "replace" | "devalue"}
+        "fate": None,  # {"seat", "mode": "replace" | "stop"}
+        "zeroed": [],  # #5i: seats whose aces count zero
+        "atuin": None,  # {"seat", "from", "to"}
+        "elephants": None,  # {"seat", "cards"}
+        "sender": None,  # {"seat", "forced"}
+        "death": None,  # {"seat", "forced"}
+        "arch": None,  # {"seat"}
+        "jack_wild": False,  # #10ii
+        "fool": False,  # #11
+        "shown": [[] for _ in range(n)],  # cards each seat has disclosed (declared or revealed)
+        "table": [[] for _ in range(n)],  # replaced modifier cards left on the table
+        "pending": None,  # {"kind": "choose"|"reveal", "seat", "offer"?, "queue"?, "card"?, "resume"}
+        "sd": None,  # the Showdown in progress
+        "notes": ["#1ii: eights are wild this round"] if wild else [],
     }
 
 

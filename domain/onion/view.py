@@ -7,7 +7,7 @@ from typing import Any
 from domain.base import REVIEWER, viewer_is_seat
 from domain.onion import hands as H
 from domain.onion.about import GAME_ID
-from domain.onion.modifiers.state import _disclosed, _NAMES
+from domain.onion.modifiers.state import _NAMES, _disclosed
 from domain.onion.moves import legal_moves
 from domain.onion.state import _front, _rules, outcome, roles, to_act
 
@@ -68,19 +68,37 @@ def view(state: dict, viewer: Any) -> dict:
         "round_began_wild": m["round_wild"],
         "next_round_wild": m["next_wild"],
         "own_eights_wild_again": m["rewild"],
-        "declared": [{"card": int(c), "name": _NAMES.get(int(c), H.card_name(int(c))), "seat": s}
-                     for c, s in m["declared"].items()],
-        "lady": m["lady"], "fate": m["fate"], "zeroed_aces": list(m["zeroed"]),
-        "great_atuin": m["atuin"], "elephants": m["elephants"], "sender": m["sender"], "death": m["death"],
-        "archchancellor": m["arch"], "jack_of_staves_wild": m["jack_wild"], "fool": m["fool"],
-        "disclosed": [sorted(_disclosed(state, s)) if s in state["in_round"] else [] for s in
-                      range(len(state["players"]))],
+        "declared": [
+            {"card": int(c), "name": _NAMES.get(int(c), H.card_name(int(c))), "seat": s}
+            for c, s in m["declared"].items()
+        ],
+        "lady": m["lady"],
+        "fate": m["fate"],
+        "zeroed_aces": list(m["zeroed"]),
+        "great_atuin": m["atuin"],
+        "elephants": m["elephants"],
+        "sender": m["sender"],
+        "death": m["death"],
+        "archchancellor": m["arch"],
+        "jack_of_staves_wild": m["jack_wild"],
+        "fool": m["fool"],
+        "disclosed": [
+            sorted(_disclosed(state, s)) if s in state["in_round"] else [] for s in range(len(state["players"]))
+        ],
         "on_table": [list(t) for t in m["table"]],
         "pending": None if pend is None else {k: pend[k] for k in ("kind", "seat") if k in pend},
-        "showdown": None if sd is None else {
-            "order": list(sd["order"]), "holder": sd["holder"], "challenger": sd["challenger"],
-            "leader": sd["leader"], "crippler": sd["crippler"], "shown": list(sd["shown"]),
-            "arrangements": dict(sd["results"]), "duels": list(sd["duels"])},
+        "showdown": None
+        if sd is None
+        else {
+            "order": list(sd["order"]),
+            "holder": sd["holder"],
+            "challenger": sd["challenger"],
+            "leader": sd["leader"],
+            "crippler": sd["crippler"],
+            "shown": list(sd["shown"]),
+            "arrangements": dict(sd["results"]),
+            "duels": list(sd["duels"]),
+        },
         "notes": list(m["notes"]),
     }
     if pend and pend.get("kind") == "choose" and (viewer == pend["seat"] or viewer == REVIEWER):

@@ -30,6 +30,8 @@ from domain.onion.hands.cards import (
 )
 from domain.onion.hands.evaluate import evaluate, running_flush
 from domain.onion.hands.plain import BAGELS, KINDS, ONION_BY_SIZE, ONIONS, RANK, best_arrangement, classify, compare
+
+# helpers the evaluator's tests reach for
 from domain.onion.hands.profile import (
     BAGEL_KINDS,
     ONION_KINDS,
@@ -39,18 +41,50 @@ from domain.onion.hands.profile import (
     SUB,
     SUB_ELEPHANTS,
     SUB_OCTAVO,
+    _profile,  # noqa: F401
     elephant_points,
     kind_of_key,
 )
-
-# helpers the evaluator's tests reach for
-from domain.onion.hands.profile import _profile  # noqa: F401
 from domain.onion.hands.search import _solve  # noqa: F401
 
 __all__ = [
-    "ARCH", "ATUIN", "BAGEL_KINDS", "BAGELS", "DEATH", "DECK_SIZE", "FATE", "FOOL", "KINDS", "LADY", "ONION_BY_SIZE",
-    "ONION_KINDS", "ONION_SIZE_KINDS", "ONIONS", "POS_BASE", "POS_FOOL", "RANK", "RANK_NAMES", "SENDER", "SPECIAL",
-    "SUB", "SUB_ELEPHANTS", "SUB_OCTAVO", "SUITS",
-    "best_arrangement", "card", "card_name", "classify", "compare", "elephant_points", "evaluate", "is_ace",
-    "is_picture", "kind_of_key", "pack_of", "rank_of", "running_flush", "suit_of", "value_of",
+    "ARCH",
+    "ATUIN",
+    "BAGEL_KINDS",
+    "BAGELS",
+    "DEATH",
+    "DECK_SIZE",
+    "FATE",
+    "FOOL",
+    "KINDS",
+    "LADY",
+    "ONION_BY_SIZE",
+    "ONION_KINDS",
+    "ONION_SIZE_KINDS",
+    "ONIONS",
+    "POS_BASE",
+    "POS_FOOL",
+    "RANK",
+    "RANK_NAMES",
+    "SENDER",
+    "SPECIAL",
+    "SUB",
+    "SUB_ELEPHANTS",
+    "SUB_OCTAVO",
+    "SUITS",
+    "best_arrangement",
+    "card",
+    "card_name",
+    "classify",
+    "compare",
+    "elephant_points",
+    "evaluate",
+    "is_ace",
+    "is_picture",
+    "kind_of_key",
+    "pack_of",
+    "rank_of",
+    "running_flush",
+    "suit_of",
+    "value_of",
 ]

@@ -5,11 +5,10 @@ ascending value with the sums each choice of values can reach as bit sets).
 
 from __future__ import annotations
 
-from typing import Any
 import functools
+from typing import Any
 
 from domain.onion.hands.profile import (
-    _Prof,
     _SUMS,
     ONION_SIZE_KINDS,
     POS_BASE,
@@ -17,6 +16,7 @@ from domain.onion.hands.profile import (
     SUB,
     SUB_ELEPHANTS,
     SUB_OCTAVO,
+    _Prof,
 )
 
 
@@ -32,8 +32,9 @@ def _no11(v: tuple) -> tuple:
     return tuple(x for x in v if x != 11)
 
 
-def _cands(p: _Prof, pos: dict, octavo: bool, death: bool, eleph: int, lady: bool,
-           usable: int | None = None) -> list[list[tuple]]:
+def _cands(
+    p: _Prof, pos: dict, octavo: bool, death: bool, eleph: int, lady: bool, usable: int | None = None
+) -> list[list[tuple]]:
     """Per lowest card index, the groupings it can lead: (tail, mask, typ, kind,
     key, nulls, lady_ok) with typ 0 other, 1 bagel, 2 pontoon, 3 pontoon holding
     a picture card (#9); lady_ok: the grouping stands with one of its cards
@@ -47,14 +48,14 @@ def _cands(p: _Prof, pos: dict, octavo: bool, death: bool, eleph: int, lady: boo
     out: list[list[tuple]] = [[] for _ in range(n)]
     vals, ook = p.vals, p.ook
     pic, a11, picture = p.pic, p.a11, p.picture
-    two = (pos["two_card_onion"] * 64 + SUB)
+    two = pos["two_card_onion"] * 64 + SUB
     bagel_key = pos["bagel"] * 64 + SUB
     found: list[tuple] = []
     # pairs
     for ix, x in enumerate(idxs):
         vx, e11x, picx, a11x = vals[x], e11[x], pic[x], a11[x]
         outx = out[x]
-        for y in idxs[ix + 1:]:
+        for y in idxs[ix + 1 :]:
             m = (1 << x) | (1 << y)
             pont = (picx and a11[y]) or (pic[y] and a11x)
             if pont:
@@ -71,15 +72,32 @@ def _cands(p: _Prof, pos: dict, octavo: bool, death: bool, eleph: int, lady: boo
             if s >> 20 & 1:
                 outx.append((1 << y, m, 1, "bagel", bagel_key, 0, bool(rs >> 20 & 1)))
     # three or more cards (the same for every Death and Elephants setting: shared)
-    args = (tuple(vals), tuple(p.nul), tuple(ook), tuple(p.wild), tuple(p.suits), tuple(p.ranks),
-            tuple(p.weight), usable, octavo, lady)
+    args = (
+        tuple(vals),
+        tuple(p.nul),
+        tuple(ook),
+        tuple(p.wild),
+        tuple(p.suits),
+        tuple(p.ranks),
+        tuple(p.weight),
+        usable,
+        octavo,
+        lady,
+    )
     if pos is POS_BASE or pos is POS_FOOL:
         found += _larger_cached(pos is POS_FOOL, *args)
     else:
         found += _larger(pos, *args)
     if eleph:
-        found.append((eleph, "elephants_double_onion", pos["double_onion"] * 64 + SUB_ELEPHANTS, 0,
-                      lady and any(eleph >> k & 1 and e11[k] for k in range(n))))
+        found.append(
+            (
+                eleph,
+                "elephants_double_onion",
+                pos["double_onion"] * 64 + SUB_ELEPHANTS,
+                0,
+                lady and any(eleph >> k & 1 and e11[k] for k in range(n)),
+            )
+        )
     found.sort()
     for m, kind, key, nulls, lok in found:
         low = (m & -m).bit_length() - 1
@@ -107,8 +125,19 @@ def _spread_plan(vs: tuple) -> tuple[int, tuple[int, ...]] | None:
     return vs[0], tuple(steps)
 
 
-def _larger(pos: dict, vals: tuple, nul: tuple, ook: tuple, wild: tuple, suits: tuple, ranks: tuple,
-            weight: tuple, usable: int, octavo: bool, lady: bool) -> tuple:
+def _larger(
+    pos: dict,
+    vals: tuple,
+    nul: tuple,
+    ook: tuple,
+    wild: tuple,
+    suits: tuple,
+    ranks: tuple,
+    weight: tuple,
+    usable: int,
+    octavo: bool,
+    lady: bool,
+) -> tuple:
     """Every grouping of three or more of the cards in ``usable`` other than the
     Elephants, as (mask, kind, key, nulls, lady_ok) in no particular order."""
     n = len(vals)
@@ -140,8 +169,21 @@ def _larger(pos: dict, vals: tuple, nul: tuple, ook: tuple, wild: tuple, suits: 
     # S: the sums of the cards that are not null eights; F: of all the cards
     # (flushes); SL, FL: the same with some card that could count eleven held
     # to one (the union over such cards), l11: how many such cards.
-    def walk(start: int, mask: int, size: int, low: int, S: int, F: int, e: int, e8: int, bad: int, w: int,
-             SL: int, FL: int, l11: int) -> None:
+    def walk(
+        start: int,
+        mask: int,
+        size: int,
+        low: int,
+        S: int,
+        F: int,
+        e: int,
+        e8: int,
+        bad: int,
+        w: int,
+        SL: int,
+        FL: int,
+        l11: int,
+    ) -> None:
         for q in range(start, n):
             lo = low + omin[q]
             if lo > 21:
@@ -229,8 +271,10 @@ def _larger(pos: dict, vals: tuple, nul: tuple, ook: tuple, wild: tuple, suits: 
                             best, bkind = pos_wroyal * 64 + SUB, "wild_royal"
                         elif all(r >> 7 & 1 for r in rs):
                             best, bkind = pos_royal * 64 + SUB, "royal"
-                        elif any(rs[a] >> 6 & 1 and rs[b] >> 7 & 1 and rs[c] >> 8 & 1
-                                 for a, b, c in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))):
+                        elif any(
+                            rs[a] >> 6 & 1 and rs[b] >> 7 & 1 and rs[c] >> 8 & 1
+                            for a, b, c in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+                        ):
                             best, bkind = pos_broyal * 64 + SUB, "broken_royal"
                 if F2 >> 16:
                     top = max(counts) + w2

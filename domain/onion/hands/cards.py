@@ -10,8 +10,6 @@ here too.
 
 from __future__ import annotations
 
-
-
 DECK_SIZE = 104
 
 
@@ -78,5 +76,12 @@ ARCH = card(11, 1, 1)  # jack of staves
 FOOL = card(11, 0, 0)  # jack of clubs
 
 
-SPECIAL = {LADY: "lady", FATE: "fate", ATUIN: "atuin", SENDER: "sender", DEATH: "death", ARCH: "archchancellor",
-           FOOL: "fool"}
+SPECIAL = {
+    LADY: "lady",
+    FATE: "fate",
+    ATUIN: "atuin",
+    SENDER: "sender",
+    DEATH: "death",
+    ARCH: "archchancellor",
+    FOOL: "fool",
+}

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.onion.hands.cards import ARCH, card_name, is_ace, rank_of, suit_of
-from domain.onion.hands.profile import _Prof, _profile, POS_BASE, POS_FOOL
+from domain.onion.hands.profile import POS_BASE, POS_FOOL, _Prof, _profile
 from domain.onion.hands.search import _search, _solve
 
 
@@ -45,7 +45,7 @@ def running_flush(cards: list[int], wild: list[bool]) -> dict | None:
             for c, w in zip(cards, wild):
                 if suit_of(c) == s:
                     r = rank_of(c)
-                    for rr in ((1, 14) if r == 1 else (r,)):
+                    for rr in (1, 14) if r == 1 else (r,):
                         have.setdefault(rr, []).append(w)
             for start in range(1, 16 - length):
                 window = range(start, start + length)
@@ -116,12 +116,16 @@ def evaluate(cards: list[int], mods: dict) -> dict[str, Any]:
         no8 = 0
         for k in weights:
             no8 |= 1 << k
-        sender_opts = [("no8", ["#8i: the Sender of Eights is visible: this hand plays no eight, to keep its aces"]),
-                       ("zero", ["#8i: the Sender of Eights is visible and this hand plays eights: its aces count zero"])]
+        sender_opts = [
+            ("no8", ["#8i: the Sender of Eights is visible: this hand plays no eight, to keep its aces"]),
+            ("zero", ["#8i: the Sender of Eights is visible and this hand plays eights: its aces count zero"]),
+        ]
     arch_opts = [(None, [])]
     if mods.get("arch") and ARCH in idx and weights:
-        arch_opts = [("nojack", ["#10i: the jack of staves is left out, so eights may count eight"]),
-                     ("no8", ["#10i: the jack of staves may be played, so no eight counts eight"])]
+        arch_opts = [
+            ("nojack", ["#10i: the jack of staves is left out, so eights may count eight"]),
+            ("no8", ["#10i: the jack of staves may be played, so no eight counts eight"]),
+        ]
     for s_opt, s_notes in sender_opts:
         for a_opt, a_notes in arch_opts:
             p = base
@@ -179,8 +183,16 @@ def evaluate(cards: list[int], mods: dict) -> dict[str, Any]:
         notes.append("#3: eight eights: the Octavo, a Lesser Onion above the others, never crippled")
     if run:
         notes.append(f"#0: a {run['length']}-card running flush ({run['wilds']} wild)")
-    return {"value": value, "groupings": out, "unused": [cards[k] for k in range(n) if not used >> k & 1],
-            "notes": notes, "run": run, "top": top, "onion_wilds": ow, "null_eights": null_eights}
+    return {
+        "value": value,
+        "groupings": out,
+        "unused": [cards[k] for k in range(n) if not used >> k & 1],
+        "notes": notes,
+        "run": run,
+        "top": top,
+        "onion_wilds": ow,
+        "null_eights": null_eights,
+    }
 
 
 def _solve_death(p: _Prof, pos: dict, mods: dict, usable: int) -> tuple[list[int], list, list[str]]:
@@ -204,8 +216,15 @@ def _solve_death(p: _Prof, pos: dict, mods: dict, usable: int) -> tuple[list[int
     free = _solve(p, pos, {**mods, "death": ()}, usable=usable)[0]
     if free == value:
         return value, groups, []
-    return value, groups, ["#9: Death is visible: one picture of this hand takes no part in a "
-                           + " or ".join(["Double", "Triple"][: len(death)]) + " Onion"]
+    return (
+        value,
+        groups,
+        [
+            "#9: Death is visible: one picture of this hand takes no part in a "
+            + " or ".join(["Double", "Triple"][: len(death)])
+            + " Onion"
+        ],
+    )
 
 
 def _solve_lady(p: _Prof, pos: dict, mods: dict, usable: int) -> tuple[list[int], list, _Prof, list[str]]:

@@ -12,7 +12,6 @@ from typing import Any
 
 from domain.onion.hands.cards import is_ace, is_picture, rank_of, suit_of, value_of
 
-
 # grouping kinds, lowest to highest (multiple bagels merge into one grouping,
 # several picture+ace pairs into one Onion)
 KINDS = (
@@ -42,16 +41,27 @@ KINDS = (
 RANK = {k: i + 1 for i, k in enumerate(KINDS)}
 
 
-ONION_BY_SIZE = {2: RANK["two_card_onion"], 3: RANK["three_card_onion"], 4: RANK["four_card_onion"],
-                 5: RANK["five_card_onion"], 6: RANK["six_card_onion"], 7: RANK["seven_card_onion"]}
+ONION_BY_SIZE = {
+    2: RANK["two_card_onion"],
+    3: RANK["three_card_onion"],
+    4: RANK["four_card_onion"],
+    5: RANK["five_card_onion"],
+    6: RANK["six_card_onion"],
+    7: RANK["seven_card_onion"],
+}
 
 
-BAGELS = (None, RANK["bagel"], RANK["double_bagel"], RANK["triple_bagel"], RANK["lesser_bagel"],
-          RANK["great_bagel"])
+BAGELS = (None, RANK["bagel"], RANK["double_bagel"], RANK["triple_bagel"], RANK["lesser_bagel"], RANK["great_bagel"])
 
 
-ONIONS = (None, RANK["two_card_onion"], RANK["double_onion"], RANK["triple_onion"], RANK["lesser_onion"],
-          RANK["great_onion"])
+ONIONS = (
+    None,
+    RANK["two_card_onion"],
+    RANK["double_onion"],
+    RANK["triple_onion"],
+    RANK["lesser_onion"],
+    RANK["great_onion"],
+)
 
 
 def _can_sum(base: int, aces: int, lo: int, hi: int) -> bool:
@@ -78,8 +88,13 @@ def classify(cards: list[int]) -> str | None:
             return "bagel"
         return None
     if n <= 7 and _can_sum(base, aces, 21, 21):
-        best = {3: "three_card_onion", 4: "four_card_onion", 5: "five_card_onion", 6: "six_card_onion",
-                7: "seven_card_onion"}[n]
+        best = {
+            3: "three_card_onion",
+            4: "four_card_onion",
+            5: "five_card_onion",
+            6: "six_card_onion",
+            7: "seven_card_onion",
+        }[n]
         if ranks == [7, 7, 7]:
             return "royal"
         if ranks == [6, 7, 8]:

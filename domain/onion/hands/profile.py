@@ -12,7 +12,6 @@ from __future__ import annotations
 from domain.onion.hands.cards import ARCH, ATUIN, is_ace, rank_of, suit_of, value_of
 from domain.onion.hands.plain import RANK
 
-
 SUB = 32
 
 
@@ -28,8 +27,12 @@ POS_BASE = dict(RANK)
 # #11: two-card onion <-> bagel, Double/Triple/Lesser Onion <-> double/triple/lesser
 # bagel, the great bagel just below the Great Onion (its old place stays empty)
 POS_FOOL = dict(RANK)
-for _a, _b in (("two_card_onion", "bagel"), ("double_onion", "double_bagel"), ("triple_onion", "triple_bagel"),
-               ("lesser_onion", "lesser_bagel")):
+for _a, _b in (
+    ("two_card_onion", "bagel"),
+    ("double_onion", "double_bagel"),
+    ("triple_onion", "triple_bagel"),
+    ("lesser_onion", "lesser_bagel"),
+):
     POS_FOOL[_a], POS_FOOL[_b] = RANK[_b], RANK[_a]
 POS_FOOL["great_bagel"] = RANK["great_onion"]
 POS_FOOL["great_onion"] = RANK["great_onion"] + 1
@@ -41,8 +44,14 @@ ONION_KINDS = (None, "two_card_onion", "double_onion", "triple_onion", "lesser_o
 BAGEL_KINDS = (None, "bagel", "double_bagel", "triple_bagel", "lesser_bagel", "great_bagel")
 
 
-ONION_SIZE_KINDS = {2: "two_card_onion", 3: "three_card_onion", 4: "four_card_onion", 5: "five_card_onion",
-                    6: "six_card_onion", 7: "seven_card_onion"}
+ONION_SIZE_KINDS = {
+    2: "two_card_onion",
+    3: "three_card_onion",
+    4: "four_card_onion",
+    5: "five_card_onion",
+    6: "six_card_onion",
+    7: "seven_card_onion",
+}
 
 
 _SUMS = (1 << 22) - 1  # sums 0..21
@@ -76,7 +85,7 @@ class _Prof:
         self.weight = [False] * n  # a wild eight (Wild Royal, Octavo)
         self.picture = [False] * n  # a picture card for Death (#9)
 
-    def copy(self) -> "_Prof":
+    def copy(self) -> _Prof:
         p = _Prof(self.cards)
         for f in self.__slots__[1:]:
             setattr(p, f, list(getattr(self, f)))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from domain.onion.hands.candidates import _cands
 from domain.onion.hands.cards import ATUIN
-from domain.onion.hands.profile import _Prof, BAGEL_KINDS, elephant_points, ONION_KINDS, SUB
+from domain.onion.hands.profile import BAGEL_KINDS, ONION_KINDS, SUB, _Prof, elephant_points
 
 
 def _table_keys(kv: tuple) -> tuple:
@@ -67,10 +67,16 @@ def _search(p: _Prof, pos: dict, mods: dict, usable: int | None = None) -> tuple
     for c in mods.get("elephants") or ():
         if c in p.cards:
             eleph |= 1 << p.cards.index(c)
-    if eleph and (eleph & full != eleph or ATUIN not in p.cards
-                  or elephant_points([p.cards[k] for k in range(n) if eleph >> k & 1],
-                                     [p.wild[k] for k in range(n) if eleph >> k & 1],
-                                     bool(mods.get("wild_limited"))) is None):
+    if eleph and (
+        eleph & full != eleph
+        or ATUIN not in p.cards
+        or elephant_points(
+            [p.cards[k] for k in range(n) if eleph >> k & 1],
+            [p.wild[k] for k in range(n) if eleph >> k & 1],
+            bool(mods.get("wild_limited")),
+        )
+        is None
+    ):
         eleph = 0
     death = set(mods.get("death") or ())
     npics = sum(1 for k in range(n) if p.picture[k] and full >> k & 1)
@@ -83,8 +89,10 @@ def _search(p: _Prof, pos: dict, mods: dict, usable: int | None = None) -> tuple
     # (other keys high to low, groupings as a chain (parent, step) or None).
     memo: dict[int, dict] = {0: {(0, 0, 0, 0): ((), None)}}
     # per lowest card: (other cards, mask, typ, lady_ok, key, step recorded)
-    lead = [[(tail, gm, typ, lok, key, (kind, gm, key, nulls, typ)) for tail, gm, typ, kind, key, nulls, lok in cl]
-            for cl in cands]
+    lead = [
+        [(tail, gm, typ, lok, key, (kind, gm, key, nulls, typ)) for tail, gm, typ, kind, key, nulls, lok in cl]
+        for cl in cands
+    ]
     idle_lady = [lady and e11[k] for k in range(n)]
 
     def solve(mask: int) -> dict:
@@ -99,7 +107,7 @@ def _search(p: _Prof, pos: dict, mods: dict, usable: int | None = None) -> tuple
         low = lowbit.bit_length() - 1
         if idle_lady[low]:  # the low card stays idle: the Lady may devalue it (#4ii)
             idle: dict = {}
-            for (pp, bb, tt, ll), val in below.items():
+            for (pp, bb, tt, _ll), val in below.items():
                 nk = (pp, bb, tt, 1)
                 cur = idle.get(nk)
                 if cur is None or val[0] > cur[0]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain.onion import hands as H
-from domain.onion.modifiers.state import _ctx, _opt, _SD_PHASES, _visible, _wild
+from domain.onion.modifiers.state import _SD_PHASES, _ctx, _opt, _visible, _wild
 
 
 def _pairs_for_shift(st: dict, seat: int) -> list[tuple[int, int]]:
@@ -21,6 +21,7 @@ def _pairs_for_shift(st: dict, seat: int) -> list[tuple[int, int]]:
 
 def _elephant_sets(st: dict, seat: int) -> list[list[int]]:
     from itertools import combinations
+
     hand = st["hands"][seat]
     wild8 = _wild(st, seat)
     limited = _opt(st, "sender_of_eights") and wild8 and st["mods"]["sender"] is not None
@@ -56,16 +57,28 @@ def _declarations(st: dict, seat: int) -> list[dict]:
             moves.append({"type": "declare", "modifier": "fate"})
         elif not wild and m["lady"] and m["lady"]["mode"] == "replace" and len(st["deck"]) >= 2:
             moves.append({"type": "declare", "modifier": "fate"})
-    if (_opt(st, "fate") and m["fate_stopped"] is not None and m["fate_stopped"] != seat and m["rewild"] is None
-            and (H.LADY in hand or (m["lady"] and m["lady"]["seat"] == seat))):
+    if (
+        _opt(st, "fate")
+        and m["fate_stopped"] is not None
+        and m["fate_stopped"] != seat
+        and m["rewild"] is None
+        and (H.LADY in hand or (m["lady"] and m["lady"]["seat"] == seat))
+    ):
         moves.append({"type": "declare", "modifier": "rewild"})
     if H.ATUIN in hand and str(H.ATUIN) not in done:
         if _opt(st, "great_atuin"):
-            moves += [{"type": "declare", "modifier": "atuin", "from": a, "to": b} for a, b in _pairs_for_shift(st, seat)]
+            moves += [
+                {"type": "declare", "modifier": "atuin", "from": a, "to": b} for a, b in _pairs_for_shift(st, seat)
+            ]
         if _opt(st, "elephants"):
             moves += [{"type": "declare", "modifier": "elephants", "cards": cs} for cs in _elephant_sets(st, seat)]
-    if (_opt(st, "sender_of_eights") and H.SENDER in hand and str(H.SENDER) not in done and not wild
-            and H.SENDER not in st["up"][seat]):
+    if (
+        _opt(st, "sender_of_eights")
+        and H.SENDER in hand
+        and str(H.SENDER) not in done
+        and not wild
+        and H.SENDER not in st["up"][seat]
+    ):
         moves.append({"type": "declare", "modifier": "sender"})
     if _opt(st, "death") and H.DEATH in hand and str(H.DEATH) not in done and not _visible(st, H.DEATH):
         moves.append({"type": "declare", "modifier": "death"})

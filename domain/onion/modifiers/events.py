@@ -5,8 +5,8 @@ replacement cards, forced disclosures and the Showdown's duels).
 from __future__ import annotations
 
 from domain.onion import hands as H
-from domain.onion.modifiers.state import _mods_round, _opt
-from domain.onion.state import _goto
+from domain.onion.modifiers.state import _opt
+from domain.onion.state import _goto, _mods_round
 
 
 def _after_round_started(st: dict, ev: dict) -> dict:
@@ -17,8 +17,10 @@ def _after_round_ended(st: dict, ev: dict) -> dict:
     m = st["mods"]
     sd = ev["data"].get("showdown") or {}
     nulls = any(r.get("null_eights") for r in sd.values())
-    return {**st, "mods": {**m, "next_wild": _opt(st, "null_eights") and not m["round_wild"] and nulls,
-                           "pending": None}}
+    return {
+        **st,
+        "mods": {**m, "next_wild": _opt(st, "null_eights") and not m["round_wild"] and nulls, "pending": None},
+    }
 
 
 _MOD_AFTER = {"RoundStarted": _after_round_started, "RoundEnded": _after_round_ended}
@@ -75,8 +77,11 @@ def _ev_declared(state: dict, ev: dict) -> dict:
     elif kind == "atuin":
         m["atuin"] = {"seat": seat, "from": d["from"], "to": d["to"]}
         _show_cards(m, seat, [H.ATUIN, d["from"], d["to"]])
-        _note(m, f"#6: {who} declared Great A'Tuin: eight points move from the {H.card_name(d['from'])} "
-                 f"to the {H.card_name(d['to'])}")
+        _note(
+            m,
+            f"#6: {who} declared Great A'Tuin: eight points move from the {H.card_name(d['from'])} "
+            f"to the {H.card_name(d['to'])}",
+        )
     elif kind == "elephants":
         m["elephants"] = {"seat": seat, "cards": list(d["cards"])}
         _show_cards(m, seat, [H.ATUIN] + list(d["cards"]))
@@ -84,8 +89,11 @@ def _ev_declared(state: dict, ev: dict) -> dict:
     elif kind == "sender":
         m["sender"] = {"seat": seat, "forced": bool(d.get("forced"))}
         _show_cards(m, seat, [H.SENDER])
-        _note(m, f"#8: {who} holds the Sender of Eights, now visible"
-                 + (" (declared when dealt: aces count zero, wild eights not one or eleven)" if d.get("forced") else ""))
+        _note(
+            m,
+            f"#8: {who} holds the Sender of Eights, now visible"
+            + (" (declared when dealt: aces count zero, wild eights not one or eleven)" if d.get("forced") else ""),
+        )
     elif kind == "death":
         m["death"] = {"seat": seat, "forced": False}
         _show_cards(m, seat, [H.DEATH])
@@ -98,8 +106,11 @@ def _ev_declared(state: dict, ev: dict) -> dict:
             m["death"] = {"seat": holder, "forced": True}
             m["declared"] = {**m["declared"], str(H.DEATH): holder}
             _show_cards(m, holder, [H.DEATH])
-            _note(m, f"#10ii: {who} declared the Archchancellor: {st['players'][holder]} must show Death, "
-                     "and every other player one undisclosed card")
+            _note(
+                m,
+                f"#10ii: {who} declared the Archchancellor: {st['players'][holder]} must show Death, "
+                "and every other player one undisclosed card",
+            )
         else:
             m["jack_wild"] = True
             _note(m, f"#10ii: {who} declared the Archchancellor; nobody holds Death: the jack of staves is wild")
@@ -166,8 +177,16 @@ def _ev_sd(state: dict, ev: dict) -> dict:
     m = st["mods"]
     t = ev["type"]
     if t == "ShowdownOpened":
-        m["sd"] = {"order": list(d["order"]), "holder": None, "challenger": None, "leader": None,
-                   "crippler": None, "shown": [], "results": {}, "duels": []}
+        m["sd"] = {
+            "order": list(d["order"]),
+            "holder": None,
+            "challenger": None,
+            "leader": None,
+            "crippler": None,
+            "shown": [],
+            "results": {},
+            "duels": [],
+        }
     else:
         sd = dict(m["sd"])
         m["sd"] = sd

@@ -1,5 +1,8 @@
-"""Cripple Mr Onion: the modifier state of a round and what the modifiers in
-force mean for a hand (the context ``hands.evaluate`` values it under).
+"""Cripple Mr Onion: readings of the modifier state of a round (which
+modifiers are on, wild eights, disclosed and visible cards) and what the
+modifiers in force mean for a hand (the context ``hands.evaluate`` values it
+under).  The modifier state a round starts with is laid out in
+``domain.onion.state``.
 """
 
 from __future__ import annotations
@@ -7,8 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from domain.onion import hands as H
-from domain.onion.about import MODIFIERS
-
 
 INTERACTIVE = ("lady", "fate", "great_atuin", "elephants", "sender_of_eights", "death", "archchancellor", "fool")
 
@@ -19,46 +20,27 @@ _SD_PHASES = ("predeclare", "showdown", "answer")
 _MOD_PHASES = _SD_PHASES + ("choose", "reveal")
 
 
-_NAMES = {H.LADY: "the Lady", H.FATE: "Fate", H.ATUIN: "Great A'Tuin", H.SENDER: "the Sender of Eights",
-          H.DEATH: "Death", H.ARCH: "the Archchancellor", H.FOOL: "the Fool"}
+_NAMES = {
+    H.LADY: "the Lady",
+    H.FATE: "Fate",
+    H.ATUIN: "Great A'Tuin",
+    H.SENDER: "the Sender of Eights",
+    H.DEATH: "Death",
+    H.ARCH: "the Archchancellor",
+    H.FOOL: "the Fool",
+}
 
 
-_DECL_CARD = {"lady": H.LADY, "fate": H.FATE, "atuin": H.ATUIN, "elephants": H.ATUIN, "sender": H.SENDER,
-              "death": H.DEATH, "archchancellor": H.ARCH, "fool": H.FOOL}
-
-
-def _mods_init(opts: dict) -> dict | None:
-    if not any(opts.get(name) for name, _ in MODIFIERS):
-        return None
-    return _mods_round(None, 0)
-
-
-def _mods_round(prev: dict | None, n: int) -> dict:
-    """The modifier state at the start of a round (``n`` players)."""
-    wild = bool(prev and prev["next_wild"])
-    return {
-        "wild": wild,  # eights are wild now (round-wide)
-        "round_wild": wild,  # the round began with wild eights (#1ii)
-        "next_wild": False,  # the next round starts with wild eights
-        "rewild": None,  # #5ii: the seat whose own eights are wild again
-        "fate_stopped": None,  # #5ii: the seat whose Fate stopped wild eights
-        "declared": {},  # str(card) -> seat, special cards declared this round
-        "lady": None,  # {"seat", "mode": "replace" | "devalue"}
-        "fate": None,  # {"seat", "mode": "replace" | "stop"}
-        "zeroed": [],  # #5i: seats whose aces count zero
-        "atuin": None,  # {"seat", "from", "to"}
-        "elephants": None,  # {"seat", "cards"}
-        "sender": None,  # {"seat", "forced"}
-        "death": None,  # {"seat", "forced"}
-        "arch": None,  # {"seat"}
-        "jack_wild": False,  # #10ii
-        "fool": False,  # #11
-        "shown": [[] for _ in range(n)],  # cards each seat has disclosed (declared or revealed)
-        "table": [[] for _ in range(n)],  # replaced modifier cards left on the table
-        "pending": None,  # {"kind": "choose"|"reveal", "seat", "offer"?, "queue"?, "card"?, "resume"}
-        "sd": None,  # the Showdown in progress
-        "notes": ["#1ii: eights are wild this round"] if wild else [],
-    }
+_DECL_CARD = {
+    "lady": H.LADY,
+    "fate": H.FATE,
+    "atuin": H.ATUIN,
+    "elephants": H.ATUIN,
+    "sender": H.SENDER,
+    "death": H.DEATH,
+    "archchancellor": H.ARCH,
+    "fool": H.FOOL,
+}
 
 
 def _opt(st: dict, name: str) -> bool:
@@ -96,10 +78,15 @@ def _ctx(st: dict, seat: int) -> dict:
     """What the modifiers in force mean for ``seat``'s hand (see hands.evaluate)."""
     m = st["mods"]
     wild = _wild(st, seat)
-    ctx: dict[str, Any] = {"wild": wild, "null": _opt(st, "null_eights") and not wild,
-                           "fool": m["fool"], "octavo": _opt(st, "octavo") and wild,
-                           "crippling": _opt(st, "crippling"), "arch": _opt(st, "archchancellor"),
-                           "jack_wild": m["jack_wild"]}
+    ctx: dict[str, Any] = {
+        "wild": wild,
+        "null": _opt(st, "null_eights") and not wild,
+        "fool": m["fool"],
+        "octavo": _opt(st, "octavo") and wild,
+        "crippling": _opt(st, "crippling"),
+        "arch": _opt(st, "archchancellor"),
+        "jack_wild": m["jack_wild"],
+    }
     if _opt(st, "sender_of_eights"):
         if wild and m["sender"] is not None:
             ctx["zero_aces"] = ctx["wild_limited"] = True

@@ -1,12 +1,16 @@
 """Cripple Mr Onion: deciding the modifiers' moves (declare, choose a
 replacement, reveal, ready, show, concede).
+
+The legality of a move is read from ``legal_moves`` and the duels are played
+on by ``showdown``, so this module sits above both (and outside the
+``modifiers`` package, which they read).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from domain.base import event, require_seat, RuleViolation
+from domain.base import RuleViolation, event, require_seat
 from domain.onion import hands as H
 from domain.onion.modifiers.state import _DECL_CARD, _disclosed, _holder, _wild
 from domain.onion.moves import legal_moves
@@ -44,9 +48,13 @@ def _d_mod(state: dict, command: dict) -> list[dict]:
         idx = p["offer"].index(command["card"])
         kept, rejected = p["offer"][idx], p["offer"][1 - idx]
         public_kept = p["card"] in st["up"][seat]
-        out.emit(event("ReplacementChosen", {"seat": seat, "card": p["card"], "index": idx,
-                                             **({"kept": kept} if public_kept else {})},
-                       {seat: {"kept": kept, "rejected": rejected}}))
+        out.emit(
+            event(
+                "ReplacementChosen",
+                {"seat": seat, "card": p["card"], "index": idx, **({"kept": kept} if public_kept else {})},
+                {seat: {"kept": kept, "rejected": rejected}},
+            )
+        )
         _after_declaring(out, command)
     elif kind == "reveal":
         out.emit(event("CardRevealed", {"seat": seat, "card": command["card"]}))
@@ -55,7 +63,9 @@ def _d_mod(state: dict, command: dict) -> list[dict]:
     elif kind == "ready":
         order = m["sd"]["order"]
         nxt = _next_in(order, seat)
-        out.emit(event("Ready", {"seat": seat, "to": {"phase": "predeclare", "turn": nxt} if nxt is not None else None}))
+        out.emit(
+            event("Ready", {"seat": seat, "to": {"phase": "predeclare", "turn": nxt} if nxt is not None else None})
+        )
         if nxt is None:
             _sd_begin(out, command)
     elif kind == "show":
@@ -89,9 +99,13 @@ def _declare(out: _Out, command: dict, seat: int) -> None:
         data["death_holder"] = holder
         data["jack_wild"] = holder is None
         if holder is not None:
-            queue = [s for s in st["order"][1:] + st["order"][:1]
-                     if s in st["in_round"] and s not in (seat, holder)
-                     and set(st["hands"][s]) - _disclosed(st, s) - {H.ARCH, H.DEATH}]
+            queue = [
+                s
+                for s in st["order"][1:] + st["order"][:1]
+                if s in st["in_round"]
+                and s not in (seat, holder)
+                and set(st["hands"][s]) - _disclosed(st, s) - {H.ARCH, H.DEATH}
+            ]
             if queue:
                 data["pending"] = {"kind": "reveal", "seat": queue[0], "queue": queue}
     if data.get("mode") == "replace":
