@@ -25,10 +25,21 @@ def machine() -> str:
 
 def gunicorn(app: str, redis_url: str, extra_env: dict | None = None) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "NAIPES_API_KEYS": API_KEY, "NAIPES_BIND": f"127.0.0.1:{port}",
-           "PYTHONPATH": str(ROOT), **(extra_env or {})}
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "web" / "gunicorn_conf.py"), app],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "NAIPES_API_KEYS": API_KEY,
+        "NAIPES_BIND": f"127.0.0.1:{port}",
+        "PYTHONPATH": str(ROOT),
+        **(extra_env or {}),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "web" / "gunicorn_conf.py"), app],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}"
     for _ in range(200):
         try:

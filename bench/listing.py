@@ -28,12 +28,18 @@ import redis  # noqa: E402
 
 from bench.common import machine, percentile  # noqa: E402
 from events.embedded import EmbeddedRedis  # noqa: E402
+from service.core.identity import Viewer  # noqa: E402
+from service.core.listing import INDEX, INDEX_INFO  # noqa: E402
+from service.core.naipes import Naipes  # noqa: E402
 from service.web.app import create_app  # noqa: E402
-from service.core.naipes import INDEX, INDEX_INFO, Naipes, Viewer  # noqa: E402
 
 API_KEY = "nk_bench_listing"
-PLAYERS = {"cego": ["ana", "bea", "carl"], "dalmuti": ["ana", "bea", "carl", "dani"],
-           "muerte": ["ana", "bea", "carl", "dani", "eva", "flor"], "onion": ["ana", "bea", "carl"]}
+PLAYERS = {
+    "cego": ["ana", "bea", "carl"],
+    "dalmuti": ["ana", "bea", "carl", "dani"],
+    "muerte": ["ana", "bea", "carl", "dani", "eva", "flor"],
+    "onion": ["ana", "bea", "carl"],
+}
 QUERIES = ["limit=50", "status=active&limit=50", "game=cego&status=active&limit=50", "limit=50&offset=5000"]
 
 
@@ -41,13 +47,15 @@ def make_games(svc: Naipes, n: int, rng: random.Random, *, moves: int = 0) -> No
     types = sorted(PLAYERS)
     for i in range(n):
         game = types[i % len(types)]
-        g = svc.create_game(game, PLAYERS[game], {})
+        g = svc.games.create_game(game, PLAYERS[game], {})
         for _ in range(moves):
-            table = svc.table(g["id"])
-            seat = next(iter(svc.state_view(g["id"], Viewer("spectator"), table)["to_act"]), None)
+            table = svc.tables.table(g["id"])
+            seat = next(iter(svc.reads.state_view(g["id"], Viewer("spectator"), table)["to_act"]), None)
             if seat is None:
                 break
-            svc.move(g["id"], seat, rng.choice(svc.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"]))
+            svc.moves.move(
+                g["id"], seat, rng.choice(svc.reads.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"])
+            )
         if (i + 1) % 10_000 == 0:
             print(f"  {i + 1} games created", file=sys.stderr, flush=True)
 
@@ -103,8 +111,10 @@ def main() -> None:
             results[size] = measure(client, redis_client, headers, args.requests)
         filled = time.perf_counter() - started
 
-    print(f"# GET /games latency, in process ({machine()}), {args.requests} requests each; "
-          f"{args.games:,} games created in {filled:.0f} s")
+    print(
+        f"# GET /games latency, in process ({machine()}), {args.requests} requests each; "
+        f"{args.games:,} games created in {filled:.0f} s"
+    )
     print("# 10 games: pages of 10 rows (or none); 100 and more: full pages of 50 rows")
     print()
     print("| query | " + " | ".join(f"{size:,} games p50 | p99" for size in results) + " |")

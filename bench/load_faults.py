@@ -57,9 +57,16 @@ class Service:
     def __init__(self, folder: Path, web: int, rq: int, appendfsync: str, web_workers: int = 2):
         self.folder = folder
         self.redis = EmbeddedRedis(folder / "redis", appendfsync=appendfsync).start()
-        self.env = {**os.environ, "REDIS_URL": self.redis.url, "NAIPES_API_KEYS": API_KEY,
-                    "PYTHONPATH": str(ROOT), "NAIPES_RATE_LIMIT": "off", "NAIPES_LOG_LEVEL": "ERROR",
-                    "NAIPES_WEB_WORKERS": str(web_workers), "NAIPES_WEB_THREADS": "8"}
+        self.env = {
+            **os.environ,
+            "REDIS_URL": self.redis.url,
+            "NAIPES_API_KEYS": API_KEY,
+            "PYTHONPATH": str(ROOT),
+            "NAIPES_RATE_LIMIT": "off",
+            "NAIPES_LOG_LEVEL": "ERROR",
+            "NAIPES_WEB_WORKERS": str(web_workers),
+            "NAIPES_WEB_THREADS": "8",
+        }
         self.web: list[tuple[subprocess.Popen, str]] = [self._gunicorn() for _ in range(web)]
         self.rq: list[subprocess.Popen] = [self._worker() for _ in range(rq)]
         for _, base in self.web:
@@ -68,21 +75,34 @@ class Service:
     def _gunicorn(self) -> tuple[subprocess.Popen, str]:
         port = free_port()
         env = {**self.env, "NAIPES_BIND": f"127.0.0.1:{port}"}
-        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "web" / "gunicorn_conf.py"),
-                                 "service.web.app:create_app()"], cwd=ROOT, env=env, start_new_session=True,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                str(ROOT / "service" / "web" / "gunicorn_conf.py"),
+                "service.web.app:create_app()",
+            ],
+            cwd=ROOT,
+            env=env,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         return proc, f"http://127.0.0.1:{port}"
 
     def _worker(self) -> subprocess.Popen:
         logs = os.environ.get("NAIPES_LOAD_LOGS")  # a folder: each RQ worker's log (INFO) lands there
         if logs:
             Path(logs).mkdir(parents=True, exist_ok=True)
-            out = open(Path(logs) / f"worker-{time.time():.3f}.log", "wb")  # noqa: SIM115 - the child keeps it
+            out = open(Path(logs) / f"worker-{time.time():.3f}.log", "wb")
             env = {**self.env, "NAIPES_LOG_LEVEL": "INFO"}
         else:
             out, env = subprocess.DEVNULL, self.env
-        return subprocess.Popen([sys.executable, "-m", "workers"], cwd=ROOT, env=env, start_new_session=True,
-                                stdout=out, stderr=out)
+        return subprocess.Popen(
+            [sys.executable, "-m", "workers"], cwd=ROOT, env=env, start_new_session=True, stdout=out, stderr=out
+        )
 
     @property
     def bases(self) -> list[str]:
@@ -163,8 +183,9 @@ class Record:
 
 
 class Bot(threading.Thread):
-    def __init__(self, game: str, bases: list[str], until: float, turn: float, stall: float, seed: int,
-                 tolerance: float = 6.0):
+    def __init__(
+        self, game: str, bases: list[str], until: float, turn: float, stall: float, seed: int, tolerance: float = 6.0
+    ):
         super().__init__(daemon=True)
         self.game, self.bases, self.until, self.turn, self.stall = game, bases, until, turn, stall
         self.tolerance = tolerance
@@ -190,8 +211,11 @@ class Bot(threading.Thread):
 
     def run(self) -> None:
         players, options = SETUPS[self.game]
-        body = {"game": self.game, "players": [f"p{i}" for i in range(players)],
-                "options": {**options, "turn_seconds": self.turn}}
+        body = {
+            "game": self.game,
+            "players": [f"p{i}" for i in range(players)],
+            "options": {**options, "turn_seconds": self.turn},
+        }
         auth = {"Authorization": f"Bearer {API_KEY}"}
         r = self.call("POST", "/games", json=body, headers=auth)
         if r is None or r.status_code != 201:
@@ -230,8 +254,7 @@ class Bot(threading.Thread):
             r = self.call("POST", f"/games/{gid}/moves", json=move, headers=headers)
             if r is not None and r.status_code == 201:
                 out = r.json()
-                self.rec.acked.setdefault(key, set()).add(
-                    (out["version"], tuple(e["hash"] for e in out["events"])))
+                self.rec.acked.setdefault(key, set()).add((out["version"], tuple(e["hash"] for e in out["events"])))
                 self.rec.moves += 1
             time.sleep(self.rng.uniform(0.05, 0.3))
 
@@ -247,8 +270,11 @@ def _overdue(table: dict | None, at: float, tolerance: float) -> list[tuple[str,
     ``tolerance`` seconds before ``at``, with their deadlines."""
     if table is None or table.get("frozen") or tables.outcome(table) is not None:
         return []
-    return [(seat, clock["deadline"]) for seat, clock in table["clock"].items()
-            if clock.get("deadline") is not None and at > clock["deadline"] + tolerance]
+    return [
+        (seat, clock["deadline"])
+        for seat, clock in table["clock"].items()
+        if clock.get("deadline") is not None and at > clock["deadline"] + tolerance
+    ]
 
 
 def _after_fault(at: float) -> str:
@@ -270,8 +296,10 @@ def deadline_overruns(events: list[dict], end_time: float, tolerance: float) -> 
         t = parse_time(env["time"])
         for seat, d in _overdue(table, t, tolerance):
             missed += 1
-            MISSES.append(f"game {env['game_id']} seat {seat}: deadline {d:.3f} passed, next event "
-                          f"{env['version']} {env['type']} {t - d:.3f} s later{_after_fault(d)}")
+            MISSES.append(
+                f"game {env['game_id']} seat {seat}: deadline {d:.3f} passed, next event "
+                f"{env['version']} {env['type']} {t - d:.3f} s later{_after_fault(d)}"
+            )
         if env["type"] == tables.TURN_TIMED_OUT and env["data"].get("reason") == "deadline":
             d = table["clock"].get(str(env["data"]["seat"]), {}).get("deadline")
             if d is not None:
@@ -280,16 +308,31 @@ def deadline_overruns(events: list[dict], end_time: float, tolerance: float) -> 
         table = tables.evolve(table, env)
     for seat, d in _overdue(table, end_time, tolerance):
         missed += 1
-        MISSES.append(f"game {events[-1]['game_id']} seat {seat}: deadline {d:.3f} passed, no event after "
-                      f"version {events[-1]['version']} by the end of the run")
+        MISSES.append(
+            f"game {events[-1]['game_id']} seat {seat}: deadline {d:.3f} passed, no event after "
+            f"version {events[-1]['version']} by the end of the run"
+        )
     return missed, lateness
 
 
 def check(bots: list[Bot], base: str, end_time: float, tolerance: float) -> dict:
     auth = {"Authorization": f"Bearer {API_KEY}"}
-    figures = {"games": 0, "finished": 0, "resumable": 0, "stuck": 0, "moves": 0, "events": 0, "chain_broken": 0,
-               "moves_lost": 0, "duplicates": 0, "deadlines_enforced": 0, "deadlines_missed": 0,
-               "lateness_max": 0.0, "stalls": 0, "client_retries": 0}
+    figures = {
+        "games": 0,
+        "finished": 0,
+        "resumable": 0,
+        "stuck": 0,
+        "moves": 0,
+        "events": 0,
+        "chain_broken": 0,
+        "moves_lost": 0,
+        "duplicates": 0,
+        "deadlines_enforced": 0,
+        "deadlines_missed": 0,
+        "lateness_max": 0.0,
+        "stalls": 0,
+        "client_retries": 0,
+    }
     for bot in bots:
         rec = bot.rec
         figures["stalls"] += rec.stalls
@@ -306,7 +349,7 @@ def check(bots: list[Bot], base: str, end_time: float, tolerance: float) -> dict
             figures["chain_broken"] += 1
         by_version = {e["version"]: e["hash"] for e in events}
         accounted = set()
-        for key, answers in rec.acked.items():
+        for _key, answers in rec.acked.items():
             if len(answers) > 1:
                 figures["duplicates"] += len(answers) - 1
             for version, hashes in answers:
@@ -335,9 +378,20 @@ def check(bots: list[Bot], base: str, end_time: float, tolerance: float) -> dict
 
 
 # ------------------------------------------------------------------ the run
-def run(games: int = 200, seconds: float = 120, web: int = 2, rq: int = 2, turn: float = 2.0,
-        stall: float = 0.03, fault_every: float = 6.0, tolerance: float = 6.0, appendfsync: str = "always",
-        faults: list[str] | None = None, seed: int = 1, quiet: bool = False) -> dict:
+def run(
+    games: int = 200,
+    seconds: float = 120,
+    web: int = 2,
+    rq: int = 2,
+    turn: float = 2.0,
+    stall: float = 0.03,
+    fault_every: float = 6.0,
+    tolerance: float = 6.0,
+    appendfsync: str = "always",
+    faults: list[str] | None = None,
+    seed: int = 1,
+    quiet: bool = False,
+) -> dict:
     kinds = faults or ["web", "rq", "redis"]
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="naipes-load-") as tmp:
@@ -346,8 +400,10 @@ def run(games: int = 200, seconds: float = 120, web: int = 2, rq: int = 2, turn:
         try:
             time.sleep(1.5)  # the RQ scheduler takes its lock
             until = time.monotonic() + seconds
-            bots = [Bot(list(SETUPS)[i % len(SETUPS)], svc.bases, until, turn, stall, seed * 100_003 + i, tolerance)
-                    for i in range(games)]
+            bots = [
+                Bot(list(SETUPS)[i % len(SETUPS)], svc.bases, until, turn, stall, seed * 100_003 + i, tolerance)
+                for i in range(games)
+            ]
             for bot in bots:
                 bot.start()
             i = 0
@@ -391,26 +447,47 @@ def main() -> None:
     ap.add_argument("--tolerance", type=float, default=6.0, help="seconds a deadline may be late")
     ap.add_argument("--appendfsync", default="always", choices=["always", "everysec"])
     args = ap.parse_args()
-    figures = run(args.games, args.seconds, args.web, args.rq, args.turn, args.stall, args.fault_every,
-                  args.tolerance, args.appendfsync)
-    print(f"games: {figures['games']} (finished {figures['finished']}, resumable {figures['resumable']}, "
-          f"stuck {figures['stuck']})  web instances: {figures['web_instances']}  RQ workers: {figures['rq_workers']}")
-    print(f"moves acknowledged: {figures['moves']}  events: {figures['events']}  "
-          f"client retries: {figures['client_retries']}")
-    print(f"faults injected: {figures['faults_injected']} (gunicorn workers killed {figures['faults']['web']}, "
-          f"RQ worker restarts {figures['faults']['rq']}, Redis restarts {figures['faults']['redis']})")
-    print(f"moves lost: {figures['moves_lost']}  duplicates: {figures['duplicates']}  "
-          f"broken chains: {figures['chain_broken']}")
-    print(f"turns left to the deadline worker: {figures['stalls']}  "
-          f"deadlines enforced: {figures['deadlines_enforced']}  deadlines missed: {figures['deadlines_missed']}  "
-          f"max lateness: {figures['lateness_max']} s (tolerance {args.tolerance} s)")
+    figures = run(
+        args.games,
+        args.seconds,
+        args.web,
+        args.rq,
+        args.turn,
+        args.stall,
+        args.fault_every,
+        args.tolerance,
+        args.appendfsync,
+    )
+    print(
+        f"games: {figures['games']} (finished {figures['finished']}, resumable {figures['resumable']}, "
+        f"stuck {figures['stuck']})  web instances: {figures['web_instances']}  RQ workers: {figures['rq_workers']}"
+    )
+    print(
+        f"moves acknowledged: {figures['moves']}  events: {figures['events']}  "
+        f"client retries: {figures['client_retries']}"
+    )
+    print(
+        f"faults injected: {figures['faults_injected']} (gunicorn workers killed {figures['faults']['web']}, "
+        f"RQ worker restarts {figures['faults']['rq']}, Redis restarts {figures['faults']['redis']})"
+    )
+    print(
+        f"moves lost: {figures['moves_lost']}  duplicates: {figures['duplicates']}  "
+        f"broken chains: {figures['chain_broken']}"
+    )
+    print(
+        f"turns left to the deadline worker: {figures['stalls']}  "
+        f"deadlines enforced: {figures['deadlines_enforced']}  deadlines missed: {figures['deadlines_missed']}  "
+        f"max lateness: {figures['lateness_max']} s (tolerance {args.tolerance} s)"
+    )
     if LATE:
         late = sorted(x for x, _ in LATE)
         worst, at = max(LATE)
-        print(f"deadline lateness: p50 {late[len(late) // 2]:.3f} s  p99 {late[int(len(late) * 0.99)]:.3f} s  "
-              f"over 1 s: {sum(1 for x in late if x > 1.0)}  worst {worst:.3f} s{_after_fault(at)}")
+        print(
+            f"deadline lateness: p50 {late[len(late) // 2]:.3f} s  p99 {late[int(len(late) * 0.99)]:.3f} s  "
+            f"over 1 s: {sum(1 for x in late if x > 1.0)}  worst {worst:.3f} s{_after_fault(at)}"
+        )
     for line in MISSES[:10]:
-        print('  missed: ' + line)
+        print("  missed: " + line)
 
 
 if __name__ == "__main__":

@@ -15,19 +15,18 @@ from __future__ import annotations
 import argparse
 import http.client
 import random
+import sys
 import tempfile
 import threading
 import time
-
-import sys
 from pathlib import Path
 
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import API_KEY, gunicorn, machine, percentile  # noqa: E402
-from events.embedded import EmbeddedRedis  # noqa: E402
+from bench.common import API_KEY, gunicorn, machine, percentile
+from events.embedded import EmbeddedRedis
 
 
 class Conn:
@@ -54,8 +53,9 @@ def naipes_client(base: str, stop: float, out: list, seed: int) -> None:
     c = Conn(base)
     auth = {"Authorization": f"Bearer {API_KEY}"}
     while time.monotonic() < stop:
-        _, g = c.call("POST", "/games", {"game": "dalmuti", "players": [f"p{i}" for i in range(5)],
-                                         "options": {"hands": 1}}, auth)
+        _, g = c.call(
+            "POST", "/games", {"game": "dalmuti", "players": [f"p{i}" for i in range(5)], "options": {"hands": 1}}, auth
+        )
         toks = {x["seat"]: {"Authorization": f"Bearer {x['token']}"} for x in g["seats"]}
         to_act = c.call("GET", f"/games/{g['id']}")[1]["to_act"]
         while to_act and time.monotonic() < stop:
@@ -108,13 +108,18 @@ def main() -> None:
                     rate, lat = drive(fn, base, clients, args.seconds)
                     rows[name] = rate
                     if rate > best.get(name, (0.0, 0, 0.0))[0]:
-                        best[name] = (rate, clients, percentile(lat, .99))
-                    print(f"{clients:3d} clients  {name:6s}  {rate:8.1f} moves/s  p50 {percentile(lat, .5)*1000:6.2f} ms"
-                          f"  p99 {percentile(lat, .99)*1000:6.2f} ms  ({len(lat)} moves)")
+                        best[name] = (rate, clients, percentile(lat, 0.99))
+                    print(
+                        f"{clients:3d} clients  {name:6s}  {rate:8.1f} moves/s"
+                        f"  p50 {percentile(lat, 0.5) * 1000:6.2f} ms"
+                        f"  p99 {percentile(lat, 0.99) * 1000:6.2f} ms  ({len(lat)} moves)"
+                    )
                 print(f"{clients:3d} clients  ratio naipes/bare {rows['naipes'] / rows['bare']:.2f}")
             (n_rate, n_clients, n_p99), (b_rate, b_clients, _) = best["naipes"], best["bare"]
-            print(f"best: naipes {n_rate:.1f} moves/s at {n_clients} clients (p99 {n_p99*1000:.2f} ms), "
-                  f"bare {b_rate:.1f} moves/s at {b_clients} clients; ratio of bests {n_rate / b_rate:.2f}")
+            print(
+                f"best: naipes {n_rate:.1f} moves/s at {n_clients} clients (p99 {n_p99 * 1000:.2f} ms), "
+                f"bare {b_rate:.1f} moves/s at {b_clients} clients; ratio of bests {n_rate / b_rate:.2f}"
+            )
         finally:
             for p in (app, bare):
                 p.terminate()

@@ -31,10 +31,25 @@ SITUATIONS = (
     {"null": True, "arch": True, "crippling": True},
     {"null": True, "sender": True, "death": [2], "arch": True, "crippling": True, "fool": True},
     {"wild": True, "octavo": True, "lady": True, "death": [2, 3], "arch": True, "crippling": True},
-    {"wild": True, "octavo": True, "lady": True, "death": [2, 3], "arch": True, "jack_wild": True,
-     "crippling": True, "fool": True},
-    {"wild": True, "wild_limited": True, "zero_aces": True, "octavo": True, "death": [2, 3], "arch": True,
-     "crippling": True},
+    {
+        "wild": True,
+        "octavo": True,
+        "lady": True,
+        "death": [2, 3],
+        "arch": True,
+        "jack_wild": True,
+        "crippling": True,
+        "fool": True,
+    },
+    {
+        "wild": True,
+        "wild_limited": True,
+        "zero_aces": True,
+        "octavo": True,
+        "death": [2, 3],
+        "arch": True,
+        "crippling": True,
+    },
     {"null": True, "zero_aces": True, "sender": True, "death": [2], "arch": True, "crippling": True},
 )
 
@@ -77,8 +92,10 @@ def main() -> None:
         times.append((clock() - t0) * 1000.0)
     times.sort()
     print(f"onion evaluator: {args.hands} hands of {args.size} cards, seed {args.seed}")
-    print(f"  p50 {percentile(times, 50):.3f} ms   p99 {percentile(times, 99):.3f} ms   "
-          f"max {times[-1]:.3f} ms   mean {sum(times) / len(times):.3f} ms")
+    print(
+        f"  p50 {percentile(times, 50):.3f} ms   p99 {percentile(times, 99):.3f} ms   "
+        f"max {times[-1]:.3f} ms   mean {sum(times) / len(times):.3f} ms"
+    )
     mod_times: list[float] = []
     for i, hand in enumerate(hands):
         ctx = with_shift(hand, SITUATIONS[i % len(SITUATIONS)])
@@ -86,12 +103,15 @@ def main() -> None:
         evaluate(hand, ctx)
         mod_times.append((clock() - t0) * 1000.0)
     mod_times.sort()
-    print(f"onion evaluator, all modifiers on: {args.hands} hands of {args.size} cards, "
-          f"{len(SITUATIONS)} situations")
-    print(f"  p50 {percentile(mod_times, 50):.3f} ms   p99 {percentile(mod_times, 99):.3f} ms   "
-          f"max {mod_times[-1]:.3f} ms   mean {sum(mod_times) / len(mod_times):.3f} ms")
-    print(f"  machine: {platform.platform()}, {platform.machine()}, {os.cpu_count()} cores, "
-          f"{platform.python_implementation()} {platform.python_version()}")
+    print(f"onion evaluator, all modifiers on: {args.hands} hands of {args.size} cards, {len(SITUATIONS)} situations")
+    print(
+        f"  p50 {percentile(mod_times, 50):.3f} ms   p99 {percentile(mod_times, 99):.3f} ms   "
+        f"max {mod_times[-1]:.3f} ms   mean {sum(mod_times) / len(mod_times):.3f} ms"
+    )
+    print(
+        f"  machine: {platform.platform()}, {platform.machine()}, {os.cpu_count()} cores, "
+        f"{platform.python_implementation()} {platform.python_version()}"
+    )
 
 
 if __name__ == "__main__":

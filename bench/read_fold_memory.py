@@ -24,22 +24,22 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import API_KEY, gunicorn, machine, percentile  # noqa: E402
-from domain import registry  # noqa: E402
-from domain import table as tables  # noqa: E402
-from events.embedded import EmbeddedRedis  # noqa: E402
-from service.core.naipes import Naipes  # noqa: E402
+from bench.common import API_KEY, gunicorn, machine, percentile
+from domain import registry
+from domain import table as tables
+from events.embedded import EmbeddedRedis
+from service.core.naipes import Naipes
 
 
 def play(svc: Naipes, players: int, hands: int, until_version: int | None, rng: random.Random) -> dict:
-    g = svc.create_game("dalmuti", [f"p{i}" for i in range(players)], {"hands": hands})
+    g = svc.games.create_game("dalmuti", [f"p{i}" for i in range(players)], {"hands": hands})
     module = registry.get("dalmuti")
     while True:
-        t = svc.table(g["id"], trust_cache=True)
+        t = svc.tables.table(g["id"], trust_cache=True)
         if module.outcome(t["state"]) is not None or (until_version and t["version"] >= until_version):
             return g
         seat = rng.choice(module.to_act(t["state"]))
-        svc.move(g["id"], seat, rng.choice(module.legal_moves(t["state"], seat)))
+        svc.moves.move(g["id"], seat, rng.choice(module.legal_moves(t["state"], seat)))
 
 
 def timed_gets(url: str, headers: dict, n: int) -> list[float]:
@@ -67,24 +67,26 @@ def main() -> None:
         short = play(svc, 5, 100, 100, rng)
         t0 = time.perf_counter()
         long = play(svc, 5, 100, 10_000, rng)
-        print(f"built a {svc.table(long['id'])['version']}-event game in {time.perf_counter() - t0:.1f} s")
+        print(f"built a {svc.tables.table(long['id'])['version']}-event game in {time.perf_counter() - t0:.1f} s")
 
         # 1. read path
         app, base = gunicorn("service.web.app:create_app()", server.url)
         try:
             results = {}
             for name, g in (("v~100", short), ("v~10000", long)):
-                t = svc.table(g["id"])
+                t = svc.tables.table(g["id"])
                 seat = registry.get("dalmuti").to_act(t["state"])[0]
                 token = {"Authorization": f"Bearer {g['seats'][seat]['token']}"}
                 for what, path in (("GET /games/{id}", ""), ("GET legal-moves", "/legal-moves")):
                     lat = timed_gets(f"{base}/games/{g['id']}{path}", token, args.requests)
                     results[(name, what)] = lat
-                    print(f"{name:8s} {what:18s} version {t['version']:6d}  p50 {percentile(lat, .5)*1000:6.2f} ms"
-                          f"  p99 {percentile(lat, .99)*1000:6.2f} ms")
+                    print(
+                        f"{name:8s} {what:18s} version {t['version']:6d}  p50 {percentile(lat, 0.5) * 1000:6.2f} ms"
+                        f"  p99 {percentile(lat, 0.99) * 1000:6.2f} ms"
+                    )
             for what in ("GET /games/{id}", "GET legal-moves"):
                 a, b = results[("v~100", what)], results[("v~10000", what)]
-                print(f"{what}: p50 ratio long/short {percentile(b, .5) / percentile(a, .5):.2f}")
+                print(f"{what}: p50 ratio long/short {percentile(b, 0.5) / percentile(a, 0.5):.2f}")
         finally:
             app.terminate()
             app.wait()
@@ -95,8 +97,10 @@ def main() -> None:
         t1 = time.perf_counter()
         folded = tables.fold(events)
         t2 = time.perf_counter()
-        print(f"fold: {len(events)} events read in {(t1 - t0) * 1000:.1f} ms, folded in {(t2 - t1) * 1000:.1f} ms "
-              f"({len(events) / (t2 - t1):,.0f} events/s); from zero in total {(t2 - t0) * 1000:.1f} ms")
+        print(
+            f"fold: {len(events)} events read in {(t1 - t0) * 1000:.1f} ms, folded in {(t2 - t1) * 1000:.1f} ms "
+            f"({len(events) / (t2 - t1):,.0f} events/s); from zero in total {(t2 - t0) * 1000:.1f} ms"
+        )
         assert folded["version"] == len(events)
 
         # 3. memory
@@ -107,13 +111,15 @@ def main() -> None:
             keys = svc.store.game_keys(g["id"])
             size = sum(client.memory_usage(k, samples=0) or 0 for k in keys)
             stream = client.memory_usage(f"naipes:{{{g['id']}}}:events", samples=0)
-            n = svc.table(g["id"])["version"]
+            n = svc.tables.table(g["id"])["version"]
             per_match.append(size)
             total_bytes += stream
             total_events += n
-        print(f"memory: {total_bytes / total_events:.0f} bytes per event in the stream; "
-              f"{sum(per_match) / len(per_match) / 1024:.1f} KiB per finished 3-hand match with every key "
-              f"(stream, head, snapshot, tokens), {total_events / len(per_match):.0f} events per match")
+        print(
+            f"memory: {total_bytes / total_events:.0f} bytes per event in the stream; "
+            f"{sum(per_match) / len(per_match) / 1024:.1f} KiB per finished 3-hand match with every key "
+            f"(stream, head, snapshot, tokens), {total_events / len(per_match):.0f} events per match"
+        )
 
 
 if __name__ == "__main__":

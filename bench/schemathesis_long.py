@@ -22,9 +22,9 @@ from schemathesis.generation.modes import GenerationMode  # noqa: E402
 from schemathesis.specs.openapi.checks import positive_data_acceptance  # noqa: E402
 
 from events.embedded import EmbeddedRedis  # noqa: E402
-from service.web.app import create_app  # noqa: E402
 from service.core.naipes import Naipes  # noqa: E402
 from service.core.timers import attach_scheduler  # noqa: E402
+from service.web.app import create_app  # noqa: E402
 from tests import test_schemathesis as st  # noqa: E402
 from tests.conftest import API_KEY  # noqa: E402
 
@@ -45,17 +45,24 @@ def main() -> None:
             sent, failed = [0], []
 
             @given(case=operation.as_strategy(generation_mode=mode))
-            @settings(max_examples=args.examples, deadline=None, database=None,
-                      phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+            @settings(
+                max_examples=args.examples,
+                deadline=None,
+                database=None,
+                phases=[Phase.explicit, Phase.generate],
+                suppress_health_check=list(HealthCheck),
+            )
             def run(case):
                 import random
+
                 rng = random.Random(repr((label, case.path_parameters, case.query, case.body)))
                 auth = st._prepare(case, service, games, rng, mode is GenerationMode.POSITIVE)
                 sent[0] += 1
                 try:
-                    case.call_and_validate(headers=auth, additional_checks=[st.problem_json],
-                                           excluded_checks=[positive_data_acceptance])
-                except Exception as exc:  # noqa: BLE001 - counted and shown, the run goes on
+                    case.call_and_validate(
+                        headers=auth, additional_checks=[st.problem_json], excluded_checks=[positive_data_acceptance]
+                    )
+                except Exception as exc:
                     failed.append(f"{type(exc).__name__}: {str(exc)[:300]}")
 
             try:

@@ -40,16 +40,20 @@ def main() -> None:
         svc = Naipes(client)
         attach_scheduler(svc)
         env = {**os.environ, "REDIS_URL": server.url, "PYTHONPATH": str(ROOT)}
-        worker = subprocess.Popen([sys.executable, "-m", "workers"], cwd=ROOT, env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "workers"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         try:
             time.sleep(1.5)
             deadlines: dict[tuple[str, int], float] = {}
             games = []
             for i in range(args.games):
-                g = svc.create_game("dalmuti", [f"p{j}" for j in range(4 + i % 5)],
-                                    {"turn_seconds": args.turn + (i % 10) / 10, "hands": 1})
-                t = svc.table(g["id"])
+                g = svc.games.create_game(
+                    "dalmuti",
+                    [f"p{j}" for j in range(4 + i % 5)],
+                    {"turn_seconds": args.turn + (i % 10) / 10, "hands": 1},
+                )
+                t = svc.tables.table(g["id"])
                 for seat, clock in t["clock"].items():
                     deadlines[(g["id"], int(seat))] = clock["deadline"]
                 games.append(g["id"])
@@ -64,7 +68,7 @@ def main() -> None:
                     table = tables.evolve(table, env_)
                 # deadlines still pending and already past count as missed
                 now = time.time()
-                for seat, clock in table["clock"].items():
+                for clock in table["clock"].values():
                     if clock["deadline"] < now - 3:
                         deadlines[(gid, -1 - len(deadlines))] = clock["deadline"]
         finally:
@@ -74,8 +78,10 @@ def main() -> None:
     missed = sum(1 for (gid, seat) in deadlines if seat < 0)
     p = lambda q: lateness[min(len(lateness) - 1, int(q * len(lateness)))]  # noqa: E731
     print(f"games: {len(games)}  deadlines enforced: {len(lateness)}  overdue and not enforced: {missed}")
-    print(f"lateness seconds: p50 {p(0.50):.3f}  p99 {p(0.99):.3f}  max {lateness[-1]:.3f}  "
-          f"mean {statistics.mean(lateness):.3f}")
+    print(
+        f"lateness seconds: p50 {p(0.50):.3f}  p99 {p(0.99):.3f}  max {lateness[-1]:.3f}  "
+        f"mean {statistics.mean(lateness):.3f}"
+    )
 
 
 if __name__ == "__main__":

@@ -146,9 +146,7 @@ def int_list(value: Any, field: str, *, min_len: int = 0, max_len: int = 200) ->
     if not isinstance(value, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in value):
         raise RuleViolation("invalid-field", f"'{field}' must be a list of integers", "invalid")
     if not (min_len <= len(value) <= max_len):
-        raise RuleViolation(
-            "invalid-field", f"'{field}' must hold between {min_len} and {max_len} items", "invalid"
-        )
+        raise RuleViolation("invalid-field", f"'{field}' must hold between {min_len} and {max_len} items", "invalid")
     return value
 
 

@@ -36,8 +36,9 @@ def for_rules(game_id: str, rules: str | None) -> ModuleType:
     module = get(game_id)
     folds = (module.RULES_VERSION, *getattr(module, "FOLDS_RULES", ()))
     if rules is not None and rules not in folds:
-        raise UnsupportedRules(f"{game_id} rules version {rules} is not folded by this release "
-                               f"(it folds {', '.join(folds)})")
+        raise UnsupportedRules(
+            f"{game_id} rules version {rules} is not folded by this release (it folds {', '.join(folds)})"
+        )
     return module
 
 

@@ -57,21 +57,33 @@ MAX_CORRECTIONS = 50
 
 TIMING_OPTIONS = {
     "turn_seconds": {
-        "type": ["number", "null"], "default": None, "minimum": 0.05, "maximum": 86400 * 7,
+        "type": ["number", "null"],
+        "default": None,
+        "minimum": 0.05,
+        "maximum": 86400 * 7,
         "description": "Seconds a seat has for one decision; null means no limit.",
     },
     "bank_seconds": {
-        "type": ["number", "null"], "default": None, "minimum": 0, "maximum": 86400 * 7,
+        "type": ["number", "null"],
+        "default": None,
+        "minimum": 0,
+        "maximum": 86400 * 7,
         "description": "A time bank per seat (Fischer): time left over is kept; used once turn_seconds runs out.",
     },
     "increment_seconds": {
-        "type": "number", "default": 0, "minimum": 0, "maximum": 86400,
+        "type": "number",
+        "default": 0,
+        "minimum": 0,
+        "maximum": 86400,
         "description": "Seconds added to a seat's bank after each of its moves (with bank_seconds).",
     },
     "absent_after": {
-        "type": "integer", "default": 3, "minimum": 1, "maximum": 1000,
+        "type": "integer",
+        "default": 3,
+        "minimum": 1,
+        "maximum": 1000,
         "description": "Timeouts in a row after which a seat is marked absent and moved for at once "
-                       "(while some seat is present; when every seat is absent each waits for its turn clock).",
+        "(while some seat is present; when every seat is absent each waits for its turn clock).",
     },
 }
 
@@ -80,9 +92,10 @@ TIMING_OPTIONS = {
 TABLE_OPTIONS = {
     **TIMING_OPTIONS,
     "public_after_end": {
-        "type": "boolean", "default": False,
+        "type": "boolean",
+        "default": False,
         "description": "Once the game is over, everyone (seats and spectators) may read the whole log "
-                       "and replay it from any viewpoint.",
+        "and replay it from any viewpoint.",
     },
 }
 
@@ -188,8 +201,12 @@ def _track_deals(table: dict, module: Any, env: dict) -> None:
         deals["open"] = []
     if commitment is not None:
         secret = (env.get("private") or {}).get(DEAL) or {}
-        entry = {"version": env["version"], "commitment": commitment, "salt": secret.get("salt"),
-                 "deck": secret.get("deck")}
+        entry = {
+            "version": env["version"],
+            "commitment": commitment,
+            "salt": secret.get("salt"),
+            "deck": secret.get("deck"),
+        }
         deals["count"] = deals["count"] + 1
         deals["starts"] = [*deals.get("starts", ()), env["version"]]
         if module.outcome(table["state"]) is not None:
@@ -201,9 +218,13 @@ def _track_deals(table: dict, module: Any, env: dict) -> None:
 
 def reveal_events(table: dict) -> list[dict]:
     """The ``DealRevealed`` events a table owes: one per deal whose hand is over."""
-    return [{"type": DEAL_REVEALED, "data": {"deal_version": d["version"], "commitment": d["commitment"],
-                                             "salt": d["salt"], "deck": d["deck"]}}
-            for d in table["deals"]["due"]]
+    return [
+        {
+            "type": DEAL_REVEALED,
+            "data": {"deal_version": d["version"], "commitment": d["commitment"], "salt": d["salt"], "deck": d["deck"]},
+        }
+        for d in table["deals"]["due"]
+    ]
 
 
 def deal_seed(table: dict) -> int | None:
@@ -270,8 +291,12 @@ def outcome(table: dict) -> dict | None:
         for deltas in adj["corrections"]:
             scores = [a + b for a, b in zip(scores, deltas)]
         best = max(scores)
-        result = {**result, "scores": scores, "ranking": sorted(range(n), key=lambda s: -scores[s]),
-                  "winners": [s for s in range(n) if scores[s] == best]}
+        result = {
+            **result,
+            "scores": scores,
+            "ranking": sorted(range(n), key=lambda s: -scores[s]),
+            "winners": [s for s in range(n) if scores[s] == best],
+        }
     return {**result, "adjudicated": True}
 
 
@@ -292,8 +317,13 @@ def ranks(table: dict, result: dict | None) -> list[int | None]:
     places: list[int | None] = [None] * n
     previous = None
     for position, seat in enumerate(ranking, start=1):
-        tied = (previous is not None and not broken and seat < len(scores) and previous < len(scores)
-                and scores[seat] == scores[previous])
+        tied = (
+            previous is not None
+            and not broken
+            and seat < len(scores)
+            and previous < len(scores)
+            and scores[seat] == scores[previous]
+        )
         places[seat] = places[previous] if tied else position
         previous = seat
     return places
@@ -315,8 +345,7 @@ def _run_clocks(table: dict, module: Any, env: dict) -> None:
     now = epoch(env["time"])
     timing = table["timing"]
     turn = timing.get("turn_seconds") or 0.0
-    acting = {s for s in module.to_act(table["state"]) if isinstance(s, int)} \
-        if outcome(table) is None else set()
+    acting = {s for s in module.to_act(table["state"]) if isinstance(s, int)} if outcome(table) is None else set()
     actor = env.get("actor", "")
     mover = actor[5:] if actor.startswith("seat:") else None
     old = table["clock"]

@@ -167,21 +167,39 @@ def evolve(state: dict, ev: dict) -> dict:
     t, d = ev["type"], ev.get("data") or {}
     st = dict(state)
     if t == TOURNAMENT_CREATED:
-        st.update({
-            "created": True, "name": d["name"], "game": d["game"], "options": d["options"],
-            "format": d["format"], "rounds": d["rounds"], "table_size": d["table_size"],
-            "owner": d.get("owner"), "tie_breaks": d["tie_breaks"],
-            "seed": ((ev.get("private") or {}).get("setup") or {}).get("seed"),
-            "players": [], "withdrawn": [], "round": 0, "schedule": [], "finished": False,
-            "finish_reason": None,
-        })
+        st.update(
+            {
+                "created": True,
+                "name": d["name"],
+                "game": d["game"],
+                "options": d["options"],
+                "format": d["format"],
+                "rounds": d["rounds"],
+                "table_size": d["table_size"],
+                "owner": d.get("owner"),
+                "tie_breaks": d["tie_breaks"],
+                "seed": ((ev.get("private") or {}).get("setup") or {}).get("seed"),
+                "players": [],
+                "withdrawn": [],
+                "round": 0,
+                "schedule": [],
+                "finished": False,
+                "finish_reason": None,
+            }
+        )
     elif t == PLAYER_REGISTERED:
         st["players"] = state["players"] + [d["player"]]
     elif t == ROUND_PAIRED:
-        rnd = {"round": d["round"], "byes": list(d.get("byes") or []), "started": False,
-               "deal_seed": ((ev.get("private") or {}).get("deal_seeds") or {}).get(str(d["round"])),
-               "tables": [{"table": tb["table"], "players": list(tb["players"]), "game_id": None, "result": None}
-                          for tb in d["tables"]]}
+        rnd = {
+            "round": d["round"],
+            "byes": list(d.get("byes") or []),
+            "started": False,
+            "deal_seed": ((ev.get("private") or {}).get("deal_seeds") or {}).get(str(d["round"])),
+            "tables": [
+                {"table": tb["table"], "players": list(tb["players"]), "game_id": None, "result": None}
+                for tb in d["tables"]
+            ],
+        }
         st["schedule"] = state["schedule"] + [rnd]
         st["round"] = d["round"]
     elif t in (TABLE_STARTED, TABLE_RESULT, TABLE_RESULT_CORRECTED, ROUND_STARTED):
@@ -252,9 +270,20 @@ def standings(state: dict) -> list[dict]:
     """
     players = state.get("players", [])
     idx = {p: i for i, p in enumerate(players)}
-    rows = {p: {"player": p, "points": 0, "games": 0, "wins": 0, "byes": 0, "par": 0.0,
-                "opponents_points": 0, "withdrawn": p in state.get("withdrawn", []), "opponents": []}
-            for p in players}
+    rows = {
+        p: {
+            "player": p,
+            "points": 0,
+            "games": 0,
+            "wins": 0,
+            "byes": 0,
+            "par": 0.0,
+            "opponents_points": 0,
+            "withdrawn": p in state.get("withdrawn", []),
+            "opponents": [],
+        }
+        for p in players
+    }
     for rnd in state.get("schedule", []):
         for p in rnd["byes"]:
             rows[p]["byes"] += 1
@@ -309,8 +338,9 @@ def meetings(state: dict) -> dict[frozenset, int]:
 
 
 # ---------------------------------------------------------------- pairing
-def _pick_byes(players: list[str], count: int, byes_so_far: dict[str, int], order: list[str],
-               rng: random.Random) -> list[str]:
+def _pick_byes(
+    players: list[str], count: int, byes_so_far: dict[str, int], order: list[str], rng: random.Random
+) -> list[str]:
     """``count`` players to sit out: fewest byes so far first, then the end of
     ``order`` (the lowest standing), then chance."""
     if count <= 0:
@@ -323,13 +353,14 @@ def _pick_byes(players: list[str], count: int, byes_so_far: dict[str, int], orde
 def _chunk(players: list[str], sizes: list[int]) -> list[list[str]]:
     out, i = [], 0
     for s in sizes:
-        out.append(players[i:i + s])
+        out.append(players[i : i + s])
         i += s
     return out
 
 
-def _anneal(groups: list[list[str]], delta, apply, rng: random.Random, iters: int, temp: float = 1.5,
-            done=lambda: False) -> None:
+def _anneal(
+    groups: list[list[str]], delta, apply, rng: random.Random, iters: int, temp: float = 1.5, done=lambda: False
+) -> None:
     """Improve ``groups`` in place by swapping two players of different groups.
 
     ``delta(gi, a, gj, b)`` is the change of cost the swap would make;
@@ -353,11 +384,19 @@ def _weight(meetings: int) -> int:
     """The cost of a pair meeting that many times: convex, so that spreading
     meetings evenly is cheapest and a third meeting costs more than two
     pairs meeting twice."""
-    return meetings ** 3
+    return meetings**3
 
 
-def round_robin_schedule(players: list[str], low: int, high: int, rounds: int, seed: int | str, *,
-                         equal: bool = False, iters: int | None = None) -> list[dict]:
+def round_robin_schedule(
+    players: list[str],
+    low: int,
+    high: int,
+    rounds: int,
+    seed: int | str,
+    *,
+    equal: bool = False,
+    iters: int | None = None,
+) -> list[dict]:
     """Tables for every round, so that every pair meets as evenly as the
     sizes allow: the sum over pairs of (meetings cubed) is minimised by
     annealing over the whole schedule (its floor is reached when every pair
@@ -414,13 +453,17 @@ def round_robin_schedule(players: list[str], low: int, high: int, rounds: int, s
         for x in tables[gi]:
             if x != a:
                 ix = idx[x]
-                count[ia][ix] -= 1; count[ix][ia] -= 1  # noqa: E702
-                count[ib][ix] += 1; count[ix][ib] += 1  # noqa: E702
+                count[ia][ix] -= 1
+                count[ix][ia] -= 1
+                count[ib][ix] += 1
+                count[ix][ib] += 1
         for y in tables[gj]:
             if y != b:
                 iy = idx[y]
-                count[ib][iy] -= 1; count[iy][ib] -= 1  # noqa: E702
-                count[ia][iy] += 1; count[iy][ia] += 1  # noqa: E702
+                count[ib][iy] -= 1
+                count[iy][ib] -= 1
+                count[ia][iy] += 1
+                count[iy][ia] += 1
         tables[gi][ai], tables[gj][bj] = b, a
 
     budget = iters if iters is not None else min(200_000, 4000 * rounds * max(1, len(sizes)))
@@ -438,8 +481,14 @@ def round_robin_schedule(players: list[str], low: int, high: int, rounds: int, s
     return plan
 
 
-def _regroup(players: list[str], sizes: list[int], met: dict[frozenset, int], rank: dict[str, int] | None,
-             rng: random.Random, iters: int = 6000) -> list[list[str]]:
+def _regroup(
+    players: list[str],
+    sizes: list[int],
+    met: dict[frozenset, int],
+    rank: dict[str, int] | None,
+    rng: random.Random,
+    iters: int = 6000,
+) -> list[list[str]]:
     """Seat ``players`` (already in standing order when ``rank`` is given) at
     tables of ``sizes``: first as few earlier meetings of table mates as the
     search finds, then, with ``rank``, tables of similar standing (the spread
@@ -458,8 +507,8 @@ def _regroup(players: list[str], sizes: list[int], met: dict[frozenset, int], ra
 
     def swapped(gi, ai, gj, bj):
         a, b = groups[gi][ai], groups[gj][bj]
-        ta = groups[gi][:ai] + [b] + groups[gi][ai + 1:]
-        tb = groups[gj][:bj] + [a] + groups[gj][bj + 1:]
+        ta = groups[gi][:ai] + [b] + groups[gi][ai + 1 :]
+        tb = groups[gj][:bj] + [a] + groups[gj][bj + 1 :]
         return ta, tb
 
     def delta(gi, ai, gj, bj):
@@ -478,16 +527,16 @@ def _regroup(players: list[str], sizes: list[int], met: dict[frozenset, int], ra
 
     # first away from repeated meetings (a walk at low temperature), then,
     # keeping them out, towards tables of similar standing
-    _anneal(groups, rematch_delta, apply, rng, iters, temp=1.0,
-            done=lambda: all(rematches(tb) == 0 for tb in groups))
+    _anneal(groups, rematch_delta, apply, rng, iters, temp=1.0, done=lambda: all(rematches(tb) == 0 for tb in groups))
     if rank is not None:
         _anneal(groups, delta, apply, rng, iters, temp=2.0)
         groups.sort(key=lambda tb: min(rank[p] for p in tb))
     return groups
 
 
-def _balance_seats(groups: list[list[str]], seat_counts: dict[str, dict[int, int]],
-                   rng: random.Random) -> list[list[str]]:
+def _balance_seats(
+    groups: list[list[str]], seat_counts: dict[str, dict[int, int]], rng: random.Random
+) -> list[list[str]]:
     """Order each table so that every player takes each seat as evenly as
     possible over the rounds: the order minimising the sum over players of
     (times it held that seat + 1) squared; every order is tried up to seven
@@ -501,8 +550,9 @@ def _balance_seats(groups: list[list[str]], seat_counts: dict[str, dict[int, int
             return seat_counts.get(p, {}).get(seat, 0)
 
         if len(left) <= 7:
-            best = min(itertools.permutations(left),
-                       key=lambda order: sum((held(p, s) + 1) ** 2 for s, p in enumerate(order)))
+            best = min(
+                itertools.permutations(left), key=lambda order: sum((held(p, s) + 1) ** 2 for s, p in enumerate(order))
+            )
             out.append(list(best))
             continue
         order = []
@@ -584,8 +634,10 @@ def _check_create(c: dict) -> None:
     if not (isinstance(low, int) and isinstance(high, int)) or low > high:
         raise TournamentError("table-size", "table_size.min must not exceed table_size.max")
     if c.get("game_min") is not None and (low < c["game_min"] or high > c["game_max"]):
-        raise TournamentError("table-size", f"this game seats {c['game_min']} to {c['game_max']} players "
-                                            f"at a table; table_size is {low} to {high}")
+        raise TournamentError(
+            "table-size",
+            f"this game seats {c['game_min']} to {c['game_max']} players at a table; table_size is {low} to {high}",
+        )
     if len(players) < low:
         raise TournamentError("player-count", f"{len(players)} players cannot fill a table of {low}")
     rounds = c.get("rounds")
@@ -600,12 +652,20 @@ def decide(state: dict, command: dict) -> list[dict]:
             raise TournamentError("exists", "the tournament exists already", "conflict")
         _check_create(command)
         fmt = command["format"]
-        created = _event(TOURNAMENT_CREATED, {
-            "name": command.get("name") or "", "game": command["game"], "options": command.get("options") or {},
-            "format": fmt, "rounds": command["rounds"],
-            "table_size": {"min": command["table_size"]["min"], "max": command["table_size"]["max"]},
-            "owner": command.get("owner"), "tie_breaks": TIE_BREAKS[fmt],
-        }, {"setup": {"seed": command["seed"]}})
+        created = _event(
+            TOURNAMENT_CREATED,
+            {
+                "name": command.get("name") or "",
+                "game": command["game"],
+                "options": command.get("options") or {},
+                "format": fmt,
+                "rounds": command["rounds"],
+                "table_size": {"min": command["table_size"]["min"], "max": command["table_size"]["max"]},
+                "owner": command.get("owner"),
+                "tie_breaks": TIE_BREAKS[fmt],
+            },
+            {"setup": {"seed": command["seed"]}},
+        )
         return [created] + [_event(PLAYER_REGISTERED, {"player": p}) for p in command["players"]]
     if not state.get("created"):
         raise TournamentError("no-tournament", "there is no such tournament", "unknown")
@@ -635,11 +695,17 @@ def decide(state: dict, command: dict) -> list[dict]:
         private = None
         if state["format"] == "duplicate":
             private = {"deal_seeds": {str(next_no): deal_seed(state["seed"], next_no)}}
-        return [_event(ROUND_PAIRED, {
-            "round": next_no,
-            "tables": [{"table": i, "players": tb} for i, tb in enumerate(pairing["tables"])],
-            "byes": pairing["byes"],
-        }, private)]
+        return [
+            _event(
+                ROUND_PAIRED,
+                {
+                    "round": next_no,
+                    "tables": [{"table": i, "players": tb} for i, tb in enumerate(pairing["tables"])],
+                    "byes": pairing["byes"],
+                },
+                private,
+            )
+        ]
     if kind in ("start_table", "record"):
         r, i = command.get("round"), command.get("table")
         if rnd is None or r != rnd["round"] or not isinstance(i, int) or not 0 <= i < len(rnd["tables"]):
@@ -649,8 +715,9 @@ def decide(state: dict, command: dict) -> list[dict]:
         if kind == "start_table":
             if tb["game_id"] is not None:
                 if tb["game_id"] != gid:
-                    raise TournamentError("table-started", f"table {i} of round {r} plays game {tb['game_id']}",
-                                          "conflict")
+                    raise TournamentError(
+                        "table-started", f"table {i} of round {r} plays game {tb['game_id']}", "conflict"
+                    )
                 return []
             out = [_event(TABLE_STARTED, {"round": r, "table": i, "game_id": gid})]
             if all(t["game_id"] is not None for t in rnd["tables"] if t["table"] != i):
@@ -669,10 +736,16 @@ def _result(state: dict, r: int, i: int, gid: str, tb: dict, outcome: dict) -> d
     scores = list(outcome.get("scores") or [])
     if len(scores) != len(tb["players"]):
         raise TournamentError("bad-outcome", "the outcome has not one score per seat")
-    return {"round": r, "table": i, "game_id": gid, "scores": scores,
-            "points": table_points(state["game"], state["options"], outcome),
-            "winners": list(outcome.get("winners") or []), "ranking": list(outcome.get("ranking") or []),
-            "void": bool(outcome.get("void"))}
+    return {
+        "round": r,
+        "table": i,
+        "game_id": gid,
+        "scores": scores,
+        "points": table_points(state["game"], state["options"], outcome),
+        "winners": list(outcome.get("winners") or []),
+        "ranking": list(outcome.get("ranking") or []),
+        "void": bool(outcome.get("void")),
+    }
 
 
 def _correct(state: dict, command: dict) -> list[dict]:
@@ -680,8 +753,12 @@ def _correct(state: dict, command: dict) -> list[dict]:
     after the end): record it again, or nothing when it counts the same."""
     r, i, gid = command.get("round"), command.get("table"), command.get("game_id")
     sched = state["schedule"]
-    if not isinstance(r, int) or not 1 <= r <= len(sched) or not isinstance(i, int) \
-            or not 0 <= i < len(sched[r - 1]["tables"]):
+    if (
+        not isinstance(r, int)
+        or not 1 <= r <= len(sched)
+        or not isinstance(i, int)
+        or not 0 <= i < len(sched[r - 1]["tables"])
+    ):
         raise TournamentError("unknown-table", f"round {r} has no table {i}", "unknown")
     tb = sched[r - 1]["tables"][i]
     if tb["game_id"] != gid:
@@ -691,12 +768,23 @@ def _correct(state: dict, command: dict) -> list[dict]:
     new = _result(state, r, i, gid, tb, command["outcome"])
     if all(new[k] == tb["result"].get(k) for k in ("scores", "points", "winners", "ranking", "void")):
         return []
-    return [_event(TABLE_RESULT_CORRECTED, {**new, "previous_points": tb["result"]["points"],
-                                            "game_version": command.get("game_version")})]
+    return [
+        _event(
+            TABLE_RESULT_CORRECTED,
+            {**new, "previous_points": tb["result"]["points"], "game_version": command.get("game_version")},
+        )
+    ]
 
 
 def _finished(state: dict, reason: str) -> dict:
     table = standings(state)
-    return _event(TOURNAMENT_FINISHED, {"reason": reason, "standings": [
-        {k: row[k] for k in ("rank", "player", "points", "wins", "games", "par", "opponents_points")}
-        for row in table]})
+    return _event(
+        TOURNAMENT_FINISHED,
+        {
+            "reason": reason,
+            "standings": [
+                {k: row[k] for k in ("rank", "player", "points", "wins", "games", "par", "opponents_points")}
+                for row in table
+            ],
+        },
+    )

@@ -40,6 +40,8 @@ def queue_url(data: str | None = None) -> str:
     (``data``, default ``REDIS_URL``), which must then be a single server."""
     url = os.environ.get("NAIPES_QUEUE_URL") or data or data_url()
     if is_cluster_url(url):
-        raise RuntimeError("RQ needs one Redis server for its queues: set NAIPES_QUEUE_URL to a non-cluster "
-                           "Redis when REDIS_URL is a cluster")
+        raise RuntimeError(
+            "RQ needs one Redis server for its queues: set NAIPES_QUEUE_URL to a non-cluster "
+            "Redis when REDIS_URL is a cluster"
+        )
     return url

@@ -40,8 +40,13 @@ def free_port() -> int:
 class EmbeddedRedis:
     """A redis-server child process bound to 127.0.0.1."""
 
-    def __init__(self, data_dir: str | os.PathLike, port: int | None = None, appendfsync: str = "everysec",
-                 extra: list[str] | None = None):
+    def __init__(
+        self,
+        data_dir: str | os.PathLike,
+        port: int | None = None,
+        appendfsync: str = "everysec",
+        extra: list[str] | None = None,
+    ):
         self.data_dir = Path(data_dir)
         self.port = port or free_port()
         self.appendfsync = appendfsync
@@ -52,23 +57,33 @@ class EmbeddedRedis:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self, timeout: float = 10.0) -> "EmbeddedRedis":
+    def start(self, timeout: float = 10.0) -> EmbeddedRedis:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         args = [
             find_redis_server(),
-            "--bind", "127.0.0.1",
-            "--port", str(self.port),
-            "--dir", str(self.data_dir.resolve()),
-            "--appendonly", "yes",
-            "--appendfsync", self.appendfsync,
-            "--save", "",
-            "--protected-mode", "yes",
-            "--loglevel", "warning",
-            "--logfile", str((self.data_dir / "redis.log").resolve()),
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--dir",
+            str(self.data_dir.resolve()),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            self.appendfsync,
+            "--save",
+            "",
+            "--protected-mode",
+            "yes",
+            "--loglevel",
+            "warning",
+            "--logfile",
+            str((self.data_dir / "redis.log").resolve()),
             *self.extra,
         ]
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
         client = redis.Redis(host="127.0.0.1", port=self.port)
         deadline = time.monotonic() + timeout
         while True:
@@ -77,9 +92,11 @@ class EmbeddedRedis:
                     break
             except redis.exceptions.RedisError:
                 if self.proc.poll() is not None:
-                    raise RuntimeError(f"redis-server exited with {self.proc.returncode}; see {self.data_dir}/redis.log")
+                    raise RuntimeError(
+                        f"redis-server exited with {self.proc.returncode}; see {self.data_dir}/redis.log"
+                    ) from None
                 if time.monotonic() > deadline:
-                    raise RuntimeError("redis-server did not answer in time")
+                    raise RuntimeError("redis-server did not answer in time") from None
                 time.sleep(0.02)
         # wait until the append-only file has been loaded
         while client.info("persistence").get("loading", 0):
@@ -102,7 +119,7 @@ class EmbeddedRedis:
                 self.proc.kill()
                 self.proc.wait()
 
-    def __enter__(self) -> "EmbeddedRedis":
+    def __enter__(self) -> EmbeddedRedis:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -22,8 +22,9 @@ from that point on.
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timezone
-from typing import Any, Iterable
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
 
 import orjson
 
@@ -43,7 +44,7 @@ def dumps(value: Any) -> bytes:
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def parse_time(value: str) -> float:
@@ -86,7 +87,13 @@ def seal(
 
 
 def seal_batch(
-    game_id: str, version: int, prev_hash: str, domain_events: Iterable[dict], *, actor: str, time: str,
+    game_id: str,
+    version: int,
+    prev_hash: str,
+    domain_events: Iterable[dict],
+    *,
+    actor: str,
+    time: str,
     rules: str | None = None,
 ) -> list[dict]:
     out = []
@@ -110,15 +117,30 @@ def verify_chain(envelopes: Iterable[dict], *, start_hash: str = GENESIS, start_
     for env in envelopes:
         version = env.get("version")
         if version != expected:
-            return {"ok": False, "checked": n, "head": prev, "broken_at": expected,
-                    "reason": f"expected version {expected}, found {version} (an event is missing or out of order)"}
+            return {
+                "ok": False,
+                "checked": n,
+                "head": prev,
+                "broken_at": expected,
+                "reason": f"expected version {expected}, found {version} (an event is missing or out of order)",
+            }
         if env.get("prev_hash") != prev:
-            return {"ok": False, "checked": n, "head": prev, "broken_at": version,
-                    "reason": f"event {version} does not point at the hash of event {version - 1}"}
+            return {
+                "ok": False,
+                "checked": n,
+                "head": prev,
+                "broken_at": version,
+                "reason": f"event {version} does not point at the hash of event {version - 1}",
+            }
         body = {k: v for k, v in env.items() if k != "hash"}
         if event_hash(prev, body) != env.get("hash"):
-            return {"ok": False, "checked": n, "head": prev, "broken_at": version,
-                    "reason": f"event {version} does not match its hash (its content was changed)"}
+            return {
+                "ok": False,
+                "checked": n,
+                "head": prev,
+                "broken_at": version,
+                "reason": f"event {version} does not match its hash (its content was changed)",
+            }
         prev = env["hash"]
         expected += 1
         n += 1

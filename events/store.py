@@ -22,8 +22,9 @@ Keys of game ``g``:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import redis
 
@@ -205,8 +206,12 @@ class EventStore:
             return [], head_version, head_hash, {}
         check = verify_chain(envs)
         if check["ok"] and (check["head"] != head_hash or envs[-1]["version"] != head_version):
-            check = {**check, "ok": False, "broken_at": envs[-1]["version"] + 1,
-                     "reason": "the log ends before the recorded head (events were removed from the end)"}
+            check = {
+                **check,
+                "ok": False,
+                "broken_at": envs[-1]["version"] + 1,
+                "reason": "the log ends before the recorded head (events were removed from the end)",
+            }
         return envs, head_version, head_hash, check
 
     def wait(self, game_id: str, after: int, timeout_ms: int) -> bool:

@@ -19,11 +19,13 @@ import contextvars
 import logging
 import os
 import re
+from datetime import UTC
 
 from pythonjsonlogger.json import JsonFormatter
 
-_game: contextvars.ContextVar[tuple[str | None, int | None]] = contextvars.ContextVar("naipes_game",
-                                                                                       default=(None, None))
+_game: contextvars.ContextVar[tuple[str | None, int | None]] = contextvars.ContextVar(
+    "naipes_game", default=(None, None)
+)
 
 
 @contextlib.contextmanager
@@ -49,8 +51,11 @@ _SECRETS = [
 
 
 def _environment_secrets() -> re.Pattern | None:
-    keys = sorted({k.strip() for k in os.environ.get("NAIPES_API_KEYS", "").split(",") if len(k.strip()) >= 6},
-                  key=len, reverse=True)
+    keys = sorted(
+        {k.strip() for k in os.environ.get("NAIPES_API_KEYS", "").split(",") if len(k.strip()) >= 6},
+        key=len,
+        reverse=True,
+    )
     return re.compile("|".join(re.escape(k) for k in keys)) if keys else None
 
 
@@ -72,7 +77,7 @@ class Redact(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
-        except Exception:  # noqa: BLE001 - a malformed record is logging's to report
+        except Exception:
             return True
         clean = redact(message)
         if clean != message:
@@ -128,11 +133,10 @@ class Formatter(JsonFormatter):
     def format(self, record: logging.LogRecord) -> str:
         return redact(super().format(record))  # the message, an exception's text, every extra field
 
-    def formatTime(self, record, datefmt=None):  # noqa: N802 - logging's name
-        from datetime import datetime, timezone
+    def formatTime(self, record, datefmt=None):
+        from datetime import datetime
 
-        return datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds") \
-            .replace("+00:00", "Z")
+        return datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def handler(stream=None) -> logging.Handler:
@@ -166,16 +170,33 @@ def gunicorn_logconfig(level: str, access: bool | None = None) -> dict:
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"game": {"()": "service.core.logs.GameContext"}, "redact": {"()": "service.core.logs.Redact"},
-                    "timeouts": {"()": "service.core.logs.ClientTimeouts"}},
-        "formatters": {"json": {"()": "service.core.logs.Formatter"}},
-        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json",
-                                "filters": ["game", "redact"], "stream": "ext://sys.stderr"}},
+        "filters": {
+            "game": {"()": "service.logs.GameContext"},
+            "redact": {"()": "service.logs.Redact"},
+            "timeouts": {"()": "service.logs.ClientTimeouts"},
+        },
+        "formatters": {"json": {"()": "service.logs.Formatter"}},
+        "handlers": {
+            "stderr": {
+                "class": "logging.StreamHandler",
+                "formatter": "json",
+                "filters": ["game", "redact"],
+                "stream": "ext://sys.stderr",
+            }
+        },
         "root": {"level": level, "handlers": ["stderr"], "filters": ["redact"]},
         "loggers": {
-            "gunicorn.error": {"level": level, "handlers": ["stderr"], "propagate": False,
-                               "filters": ["timeouts", "redact"]},
-            "gunicorn.access": {"level": "INFO" if access else "WARNING", "handlers": ["stderr"],
-                                "propagate": False, "filters": ["redact"]},
+            "gunicorn.error": {
+                "level": level,
+                "handlers": ["stderr"],
+                "propagate": False,
+                "filters": ["timeouts", "redact"],
+            },
+            "gunicorn.access": {
+                "level": "INFO" if access else "WARNING",
+                "handlers": ["stderr"],
+                "propagate": False,
+                "filters": ["redact"],
+            },
         },
     }

@@ -46,9 +46,10 @@ from __future__ import annotations
 import importlib
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 import jsonschema
 import orjson
@@ -173,7 +174,7 @@ def deal_again(hands: list[list], seats: list[int], extra: list, r: random.Rando
     out = list(hands)
     k = 0
     for s in seats:
-        out[s] = mixed[k:k + len(hands[s])]
+        out[s] = mixed[k : k + len(hands[s])]
         k += len(hands[s])
     return out, mixed[k:]
 
@@ -218,8 +219,11 @@ def check_view(module: ModuleType, profile: Profile, state: dict, viewer: Any, r
     scrambled = (profile.scramble or default_scramble)(state, viewer, r)
     if scrambled is None:
         return
-    expect(module.view(scrambled, viewer) == shown, "view",
-           f"the view of {viewer!r} changes when cards it may not see are dealt differently")
+    expect(
+        module.view(scrambled, viewer) == shown,
+        "view",
+        f"the view of {viewer!r} changes when cards it may not see are dealt differently",
+    )
 
 
 class Match:
@@ -292,8 +296,9 @@ class Match:
             elif self.deck is not None and ev["type"] in m.HAND_OVER_EVENTS:
                 self.check_cards(before, f"as the deal ends, before {ev['type']}")
             if self.money is not None and profile.money(after) != self.money:
-                raise BatteryFailure(f"money: the money at the table is {profile.money(after)} after "
-                                     f"{ev['type']}, not {self.money}")
+                raise BatteryFailure(
+                    f"money: the money at the table is {profile.money(after)} after {ev['type']}, not {self.money}"
+                )
             self.checks.event(before, ev, after)
             if ev["type"] in m.HAND_OVER_EVENTS:
                 self.deck = None
@@ -327,8 +332,9 @@ class Match:
             extra = sorted((Counter(located) - deck).elements(), key=str)
             raise BatteryFailure(f"cards: the state holds cards the deal did not commit to: {extra} ({when})")
         if loose is not None and len(located) + loose != self.deck_size:
-            raise BatteryFailure(f"cards: {self.deck_size - len(located) - loose} card(s) of the deal are "
-                                 f"missing ({when})")
+            raise BatteryFailure(
+                f"cards: {self.deck_size - len(located) - loose} card(s) of the deal are missing ({when})"
+            )
 
     def turn(self) -> None:
         m, r, st = self.module, self.r, self.st
@@ -390,8 +396,11 @@ class Match:
         expect(len(out["scores"]) == n, "outcome", f"{len(out['scores'])} scores for {n} seats")
         ranking, winners = list(out["ranking"]), list(out["winners"])
         expect(sorted(ranking) == list(range(n)), "outcome", f"the ranking {ranking} is not one of every seat")
-        expect(winners and sorted(winners) == sorted(ranking[:len(winners)]), "outcome",
-               f"the winners {winners} are not the top of the ranking {ranking}")
+        expect(
+            winners and sorted(winners) == sorted(ranking[: len(winners)]),
+            "outcome",
+            f"the winners {winners} are not the top of the ranking {ranking}",
+        )
         expect(m.to_act(st) == [], "outcome", "a seat acts after the match is over")
         expect(all(m.legal_moves(st, s) == [] for s in range(n)), "outcome", "a seat has moves after the end")
         refold = self.st0

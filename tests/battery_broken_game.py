@@ -12,13 +12,29 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 from types import ModuleType
-from typing import Callable
 
 from domain import registry
 
-FACE = ("GAME_ID", "TITLE", "RULES_VERSION", "FOLDS_RULES", "HAND_OVER_EVENTS", "MIN_PLAYERS", "MAX_PLAYERS",
-        "OPTIONS", "initial_state", "decide", "evolve", "to_act", "legal_moves", "view", "timeout_move", "outcome")
+FACE = (
+    "GAME_ID",
+    "TITLE",
+    "RULES_VERSION",
+    "FOLDS_RULES",
+    "HAND_OVER_EVENTS",
+    "MIN_PLAYERS",
+    "MAX_PLAYERS",
+    "OPTIONS",
+    "initial_state",
+    "decide",
+    "evolve",
+    "to_act",
+    "legal_moves",
+    "view",
+    "timeout_move",
+    "outcome",
+)
 
 
 def _first_hand(state: dict) -> int | None:
@@ -27,16 +43,19 @@ def _first_hand(state: dict) -> int | None:
 
 def leaky_view(real: ModuleType):
     """A seat also sees the hand of the seat after it."""
+
     def view(state: dict, viewer):
         v = real.view(state, viewer)
         if isinstance(viewer, int):
             v["neighbour"] = list(state["hands"][(viewer + 1) % len(state["hands"])])
         return v
+
     return {"view": view}
 
 
 def dropping_evolve(real: ModuleType):
     """Dealing loses a card: the first card of the first hand dealt."""
+
     def evolve(state: dict, ev: dict) -> dict:
         st = real.evolve(state, ev)
         seat = _first_hand(st)
@@ -45,14 +64,17 @@ def dropping_evolve(real: ModuleType):
             hands[seat] = hands[seat][1:]
             st = {**st, "hands": hands}
         return st
+
     return {"evolve": evolve}
 
 
 def mutating_evolve(real: ModuleType):
     """The fold writes into the state it is given."""
+
     def evolve(state: dict, ev: dict) -> dict:
         state.setdefault("folded", []).append(ev["type"])
         return real.evolve(state, ev)
+
     return {"evolve": evolve}
 
 
@@ -62,54 +84,66 @@ def counting_evolve(real: ModuleType):
 
     def evolve(state: dict, ev: dict) -> dict:
         return {**real.evolve(state, ev), "folds": next(calls)}
+
     return {"evolve": evolve}
 
 
 def unshuffled_decide(real: ModuleType):
     """The deal draws from the global generator instead of the command's seed."""
+
     def decide(state: dict, command: dict) -> list[dict]:
         if command.get("type") == "start":
             command = {**command, "seed": random.getrandbits(63)}
         return real.decide(state, command)
+
     return {"decide": decide}
 
 
 def tuple_state(real: ModuleType):
     """The state holds a tuple (JSON has none: it comes back as a list)."""
+
     def evolve(state: dict, ev: dict) -> dict:
         st = real.evolve(state, ev)
         return {**st, "players": tuple(st["players"])}
+
     return {"evolve": evolve}
 
 
 def illegal_timeout(real: ModuleType):
     """The timeout move is not one of the legal moves."""
+
     def timeout_move(state: dict, seat: int) -> dict:
         move = real.timeout_move(state, seat)
         return {**move, "type": "pass_the_time"}
+
     return {"timeout_move": timeout_move}
 
 
 def refused_move(real: ModuleType):
     """A listed legal move that ``decide`` refuses."""
+
     def legal_moves(state: dict, seat: int) -> list[dict]:
         moves = real.legal_moves(state, seat)
         return moves + [{"type": "wave"}] if moves else moves
+
     return {"legal_moves": legal_moves}
 
 
 def anyone_acts(real: ModuleType):
     """A seat that does not act may move for the seat that does."""
+
     def decide(state: dict, command: dict) -> list[dict]:
         acting = real.to_act(state)
         if command.get("seat") is not None and acting and command["seat"] not in acting:
             command = {**command, "seat": acting[0]}
         return real.decide(state, command)
+
     return {"decide": decide}
 
 
 def free_money(real: ModuleType):
     """The winner of a round also finds a chip."""
+
     def evolve(state: dict, ev: dict) -> dict:
         st = real.evolve(state, ev)
         if ev["type"] == "RoundEnded" and ev["data"]["winner"] is not None:
@@ -117,20 +151,36 @@ def free_money(real: ModuleType):
             bankrolls[ev["data"]["winner"]] += 1
             st = {**st, "bankrolls": bankrolls}
         return st
+
     return {"evolve": evolve}
 
 
 def partial_ranking(real: ModuleType):
     """The outcome leaves the last seat out of the ranking."""
+
     def outcome(state: dict) -> dict | None:
         out = real.outcome(state)
         return out if out is None else {**out, "ranking": out["ranking"][:-1]}
+
     return {"outcome": outcome}
 
 
-DEFECTS = {f.__name__: f for f in (leaky_view, dropping_evolve, mutating_evolve, counting_evolve, unshuffled_decide,
-                                   tuple_state, illegal_timeout, refused_move, anyone_acts, free_money,
-                                   partial_ranking)}
+DEFECTS = {
+    f.__name__: f
+    for f in (
+        leaky_view,
+        dropping_evolve,
+        mutating_evolve,
+        counting_evolve,
+        unshuffled_decide,
+        tuple_state,
+        illegal_timeout,
+        refused_move,
+        anyone_acts,
+        free_money,
+        partial_ranking,
+    )
+}
 
 
 def broken(game_id: str, defect: str | None, game_id_as: str | None = None) -> ModuleType:
@@ -158,6 +208,7 @@ def with_events(game_id: str, change: Callable[[dict, dict], None]) -> ModuleTyp
         for ev in events:
             change(state, ev)
         return events
+
     module.decide = decide
     return module
 

@@ -59,18 +59,42 @@ class LocalCluster:
                 self.ports.append(port)
         self.procs: list[subprocess.Popen] = []
 
-    def start(self, timeout: float = 30.0) -> "LocalCluster":
+    def start(self, timeout: float = 30.0) -> LocalCluster:
         server = find_redis_server()
         for port in self.ports:
             node_dir = self.folder / str(port)
             node_dir.mkdir(parents=True, exist_ok=True)
-            self.procs.append(subprocess.Popen(
-                [server, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(node_dir),
-                 "--cluster-enabled", "yes", "--cluster-config-file", str(node_dir / "nodes.conf"),
-                 "--cluster-node-timeout", "5000", "--appendonly", "yes", "--save", "", "--loglevel", "warning",
-                 "--logfile", str(node_dir / "redis.log")],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                start_new_session=True))
+            self.procs.append(
+                subprocess.Popen(
+                    [
+                        server,
+                        "--bind",
+                        "127.0.0.1",
+                        "--port",
+                        str(port),
+                        "--dir",
+                        str(node_dir),
+                        "--cluster-enabled",
+                        "yes",
+                        "--cluster-config-file",
+                        str(node_dir / "nodes.conf"),
+                        "--cluster-node-timeout",
+                        "5000",
+                        "--appendonly",
+                        "yes",
+                        "--save",
+                        "",
+                        "--loglevel",
+                        "warning",
+                        "--logfile",
+                        str(node_dir / "redis.log"),
+                    ],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+            )
         deadline = time.monotonic() + timeout
         for port in self.ports:
             node = redis.Redis(host="127.0.0.1", port=port)
@@ -80,12 +104,24 @@ class LocalCluster:
                     break
                 except redis.exceptions.ConnectionError:
                     if time.monotonic() > deadline:
-                        raise RuntimeError(f"cluster node {port} did not answer")
+                        raise RuntimeError(f"cluster node {port} did not answer") from None
                     time.sleep(0.05)
             node.close()
-        subprocess.run([find_redis_cli(), "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
-                        "--cluster-replicas", "0", "--cluster-yes"],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout)
+        subprocess.run(
+            [
+                find_redis_cli(),
+                "--cluster",
+                "create",
+                *(f"127.0.0.1:{p}" for p in self.ports),
+                "--cluster-replicas",
+                "0",
+                "--cluster-yes",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=timeout,
+        )
         first = redis.Redis(host="127.0.0.1", port=self.ports[0])
         while first.cluster("info").get("cluster_state") != "ok":
             if time.monotonic() > deadline:

@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from events.embedded import EmbeddedRedis  # noqa: E402
-from service.web.app import create_app  # noqa: E402
 from service.core.naipes import Naipes  # noqa: E402
+from service.web.app import create_app  # noqa: E402
 
 API_KEY = "nk_test_integrator_key"
 # the webhook tests deliver to receivers on this machine's loopback (refused by default; see

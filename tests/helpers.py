@@ -6,7 +6,6 @@ import random
 
 from .conftest import bearer
 
-
 # options for a short match of each game (one hand or round; two rounds of Cripple Mr Onion)
 SHORT = {"dalmuti": {"hands": 1}, "cego": {"rounds": 1}, "muerte": {"games": 1}, "onion": {"rounds": 2}}
 

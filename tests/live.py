@@ -46,12 +46,32 @@ def live_server(service):
 
 def start_gunicorn(redis_url: str, extra_env: dict | None = None) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "NAIPES_API_KEYS": API_KEY, "NAIPES_BIND": f"127.0.0.1:{port}",
-           "PYTHONPATH": str(ROOT), "NAIPES_WEB_WORKERS": "2", "NAIPES_RATE_LIMIT": "off", **(extra_env or {})}
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "NAIPES_API_KEYS": API_KEY,
+        "NAIPES_BIND": f"127.0.0.1:{port}",
+        "PYTHONPATH": str(ROOT),
+        "NAIPES_WEB_WORKERS": "2",
+        "NAIPES_RATE_LIMIT": "off",
+        **(extra_env or {}),
+    }
     log = tempfile.TemporaryFile(mode="w+")  # a pipe nobody reads could fill and stall the server
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "web" / "gunicorn_conf.py"),
-                             "service.web.app:create_app()"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=log, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "-c",
+            str(ROOT / "service" / "web" / "gunicorn_conf.py"),
+            "service.web.app:create_app()",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        text=True,
+    )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -28,8 +28,18 @@ def test_game_types_list_dalmuti_with_options_and_defaults(client):
     types = {t["id"]: t for t in client.get("/game-types").get_json()}
     d = types["dalmuti"]
     assert (d["min_players"], d["max_players"]) == (4, 16)
-    for name in ("hands", "first_deal_revolution", "reduced_deck", "scoring", "philanthropic_scoring",
-                 "merchant_exchange", "allow_joining", "turn_seconds", "bank_seconds", "absent_after"):
+    for name in (
+        "hands",
+        "first_deal_revolution",
+        "reduced_deck",
+        "scoring",
+        "philanthropic_scoring",
+        "merchant_exchange",
+        "allow_joining",
+        "turn_seconds",
+        "bank_seconds",
+        "absent_after",
+    ):
         assert "default" in d["options"][name], name
 
 
@@ -40,23 +50,30 @@ def test_creating_needs_an_integrator_key(client):
     problem(r, 401)
 
 
-@pytest.mark.parametrize("body,status,needle", [
-    ({"game": "chess", "players": ["a", "b", "c", "d"]}, 422, "chess"),
-    ({"game": "dalmuti", "players": ["a", "b", "c"]}, 422, "4 to 16"),
-    ({"game": "dalmuti", "players": ["a", "b", "c", "d"], "options": {"hands": 0}}, 422, "hands"),
-    ({"game": "dalmuti", "players": ["a", "b", "c", "d"], "options": {"colour": "red"}}, 422, "colour"),
-    ({"game": "dalmuti", "players": "abcd"}, 422, "players"),
-    ({"players": ["a", "b", "c", "d"]}, 422, "game"),
-])
+@pytest.mark.parametrize(
+    "body,status,needle",
+    [
+        ({"game": "chess", "players": ["a", "b", "c", "d"]}, 422, "chess"),
+        ({"game": "dalmuti", "players": ["a", "b", "c"]}, 422, "4 to 16"),
+        ({"game": "dalmuti", "players": ["a", "b", "c", "d"], "options": {"hands": 0}}, 422, "hands"),
+        ({"game": "dalmuti", "players": ["a", "b", "c", "d"], "options": {"colour": "red"}}, 422, "colour"),
+        ({"game": "dalmuti", "players": "abcd"}, 422, "players"),
+        ({"players": ["a", "b", "c", "d"]}, 422, "game"),
+    ],
+)
 def test_bad_creation_requests_say_what_was_wrong(client, integrator, body, status, needle):
     assert needle in problem(client.post("/games", json=body, headers=integrator), status)["detail"]
 
 
 def test_malformed_bodies_are_4xx_problems(client, integrator):
     problem(client.post("/games", data="{not json", headers={**integrator, "Content-Type": "application/json"}), 400)
-    problem(client.post("/games", data='[' * 100000, headers={**integrator, "Content-Type": "application/json"}), 413)
-    problem(client.post("/games", data='{"a":' * 3000 + "1" + "}" * 3000,
-                        headers={**integrator, "Content-Type": "application/json"}), 400)
+    problem(client.post("/games", data="[" * 100000, headers={**integrator, "Content-Type": "application/json"}), 413)
+    problem(
+        client.post(
+            "/games", data='{"a":' * 3000 + "1" + "}" * 3000, headers={**integrator, "Content-Type": "application/json"}
+        ),
+        400,
+    )
     problem(client.get("/games/doesnotexist"), 404)
     problem(client.delete("/games"), 405)
 
@@ -123,8 +140,10 @@ def test_out_of_turn_and_illegal_moves_name_the_rule(client, integrator):
     # a card nobody holds: 422 naming the rule in the play phase; during a revolution decision (which some
     # first deals lead to with first_deal_revolution) any play is out of phase, 409 "wrong-phase"
     in_play = theirs["type"] == "play"
-    body = problem(client.post(f"/games/{g['id']}/moves", json={"type": "play", "cards": [99]},
-                               headers=bearer(tok)), 422 if in_play else 409)
+    body = problem(
+        client.post(f"/games/{g['id']}/moves", json={"type": "play", "cards": [99]}, headers=bearer(tok)),
+        422 if in_play else 409,
+    )
     assert body["rule"] if in_play else body["rule"] == "wrong-phase"
     body = problem(client.post(f"/games/{g['id']}/moves", json={"type": "fly"}, headers=bearer(tok)), 422)
     assert body["rule"] == "unknown-move"
@@ -137,8 +156,10 @@ def test_if_match_with_a_stale_version_is_412(client, integrator):
     g = create(client, integrator)
     seat, tok, v = _acting(client, g)
     move = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(tok)).get_json()["moves"][0]
-    body = problem(client.post(f"/games/{g['id']}/moves", json=move,
-                               headers={**bearer(tok), "If-Match": f'"{v["version"] - 1}"'}), 412)
+    body = problem(
+        client.post(f"/games/{g['id']}/moves", json=move, headers={**bearer(tok), "If-Match": f'"{v["version"] - 1}"'}),
+        412,
+    )
     assert body["current_version"] == v["version"]
     r = client.post(f"/games/{g['id']}/moves", json=move, headers={**bearer(tok), "If-Match": f'"{v["version"]}"'})
     assert r.status_code == 201
@@ -280,8 +301,10 @@ def test_a_newcomer_joins_at_the_next_hand_as_a_merchant_placed_by_the_greater_d
     assert 4 in view["state"]["newcomers"]
     problem(client.post(f"/games/{g['id']}/players", json={"player": "eve"}, headers=integrator), 422)
     closed = create(client, integrator, players=list("abcd"))
-    assert problem(client.post(f"/games/{closed['id']}/players", json={"player": "x"}, headers=integrator),
-                   422)["rule"] == "joining-disabled"
+    assert (
+        problem(client.post(f"/games/{closed['id']}/players", json={"player": "x"}, headers=integrator), 422)["rule"]
+        == "joining-disabled"
+    )
     # play on: the new seat is placed by the Greater Dalmuti and is dealt cards in hand 2
     toks = {**tokens(g), 4: joined["token"]}
     rng = random.Random(8)

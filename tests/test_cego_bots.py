@@ -31,8 +31,11 @@ from .battery_broken_game import register, with_events
 
 
 def setup(r: random.Random, index: int) -> tuple[int, dict]:
-    return [3, 4, 5][index % 3], {"rounds": r.randint(1, 2), "gut_selbst": r.random() < 0.5,
-                                  "dealer_sits_out_with_four": r.random() < 0.3}
+    return [3, 4, 5][index % 3], {
+        "rounds": r.randint(1, 2),
+        "gut_selbst": r.random() < 0.5,
+        "dealer_sits_out_with_four": r.random() < 0.3,
+    }
 
 
 def policy(st: dict, acting: list[int], legal: dict, r: random.Random, index: int) -> dict | None:
@@ -67,9 +70,9 @@ def scramble(st: dict, viewer: Any, r: random.Random) -> dict:
     hands = [h if s == viewer else hidden[s] + [c for c in h if c in shown] for s, h in enumerate(st["hands"])]
     out = {**st, "hands": hands}
     if blind:
-        out["blind"] = rest[:len(blind)]
+        out["blind"] = rest[: len(blind)]
     if legage:
-        out["legage"] = rest[len(blind):] + [c for c in st["legage"] if c in shown]
+        out["legage"] = rest[len(blind) :] + [c for c in st["legage"] if c in shown]
     return out
 
 
@@ -86,8 +89,12 @@ class CegoChecks(Checks):
             assert len(after["blind"]) == (10 if len(after["active"]) == 4 else 12)
         elif ev["type"] == "Called" and d["call"] == "gegensolo":
             self.round["gegensolo"] = d["seat"]
-        elif ev["type"] == "Played" and not before["trick"] and before["trick_no"] < 2 \
-                and before["contract"]["game"] == "zwei_verschiedene":
+        elif (
+            ev["type"] == "Played"
+            and not before["trick"]
+            and before["trick_no"] < 2
+            and before["contract"]["game"] == "zwei_verschiedene"
+        ):
             assert d["seat"] == before["contract"]["challenger"]
             self.round.setdefault("leads", []).append(C.suit(d["card"]))
         elif ev["type"] == "RoundScored":
@@ -123,12 +130,34 @@ class CegoChecks(Checks):
 
 
 PROFILE = Profile(
-    variants=(Variant(
-        matches=5000, chunks=5, setup=setup, policy=policy, max_moves=1000, deep_every=100,
-        reached=("game-solo", "game-ulti", "game-piccolo", "game-bettel", "game-cego", "game-eine", "game-rauber",
-                 "game-eine_leere", "game-zwei_leere", "game-zwei_verschiedene", "game-pagat", "Exchanged",
-                 "TrickTaken", "MatchEnded", "legage-without-a-trick", "gegensolo-then-cego"),
-    ),),
+    variants=(
+        Variant(
+            matches=5000,
+            chunks=5,
+            setup=setup,
+            policy=policy,
+            max_moves=1000,
+            deep_every=100,
+            reached=(
+                "game-solo",
+                "game-ulti",
+                "game-piccolo",
+                "game-bettel",
+                "game-cego",
+                "game-eine",
+                "game-rauber",
+                "game-eine_leere",
+                "game-zwei_leere",
+                "game-zwei_verschiedene",
+                "game-pagat",
+                "Exchanged",
+                "TrickTaken",
+                "MatchEnded",
+                "legage-without-a-trick",
+                "gegensolo-then-cego",
+            ),
+        ),
+    ),
     cards=cards,
     money=money,
     scramble=scramble,
@@ -139,6 +168,7 @@ PROFILE = Profile(
 def test_the_cego_checks_catch_payments_that_do_not_balance(monkeypatch):
     """Seed 003: "la parte perdedora pagará a la otra la apuesta pactada": what one side pays
     the other receives.  A Cego whose scoring pays seat 0 one point more fails the game's checks."""
+
     def change(state: dict, ev: dict) -> None:
         if ev["type"] == "RoundScored":
             ev["data"]["payments"][0] += 1

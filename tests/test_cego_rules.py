@@ -3,7 +3,6 @@ text (seed 003) it checks, or the reading chosen (docs/rules/cego.md)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -45,11 +44,23 @@ def dealt(hands: dict, blind: list, n=4, dealer=None, rounds=1, **opts):
     st = C.initial_state(NAMES[:n], dict(rounds=rounds, **opts))
     dealer = (n - 1) if dealer is None else dealer
     active = [(dealer + 1 + i) % n for i in range(n) if (dealer + 1 + i) % n in hands]
-    return C.evolve(st, event("RoundDealt", {
-        "round": 1, "dealer": dealer, "cutter": (dealer - 1) % n, "mano": active[0], "active": active,
-        "sitting_out": dealer if dealer not in hands else None, "blind_size": len(blind),
-        "hand_size": len(hands[active[0]])}, {**{s: {"hand": sorted(h)} for s, h in hands.items()},
-                                             "nobody": {"blind": sorted(blind)}}))
+    return C.evolve(
+        st,
+        event(
+            "RoundDealt",
+            {
+                "round": 1,
+                "dealer": dealer,
+                "cutter": (dealer - 1) % n,
+                "mano": active[0],
+                "active": active,
+                "sitting_out": dealer if dealer not in hands else None,
+                "blind_size": len(blind),
+                "hand_size": len(hands[active[0]]),
+            },
+            {**{s: {"hand": sorted(h)} for s, h in hands.items()}, "nobody": {"blind": sorted(blind)}},
+        ),
+    )
 
 
 def split_deck(n_active=4):
@@ -62,8 +73,17 @@ def test_deck_and_79_points():
     deck = C.full_deck()
     assert len(deck) == 54 and sum(1 for c in deck if C.is_trump(c)) == 22
     assert C.count_points(deck) == 79
-    assert [C.value(c) for c in (C.JUGLAR, 21, 1, card(D, 0), card(D, 1), card(D, 2), card(D, 3), card(D, 4), 5)] \
-        == [5, 5, 5, 5, 4, 3, 2, 1, 1]
+    assert [C.value(c) for c in (C.JUGLAR, 21, 1, card(D, 0), card(D, 1), card(D, 2), card(D, 3), card(D, 4), 5)] == [
+        5,
+        5,
+        5,
+        5,
+        4,
+        3,
+        2,
+        1,
+        1,
+    ]
     assert C.count_points([card(D, 0), card(D, 1)]) == 8
     assert C.count_points([card(D, 0)]) == 5  # an odd card counts its value (reading)
 
@@ -72,8 +92,10 @@ def test_three_player_deck():
     """Seed 003, Nota (tres jugadores): 51 cards without 7 of clubs, 7 of spades, 4 of diamonds; 12 blind, 13 each."""
     d = C.deck_for(3)
     assert len(d) == 51 and {card(K, 7), card(S, 7), card(D, 7)}.isdisjoint(d)
-    st = fold(C.initial_state(NAMES[:3], {}), C.decide(C.initial_state(NAMES[:3], {}),
-                                                        {"type": "start", "seat": None, "seed": 5}))
+    st = fold(
+        C.initial_state(NAMES[:3], {}),
+        C.decide(C.initial_state(NAMES[:3], {}), {"type": "start", "seat": None, "seed": 5}),
+    )
     assert len(st["blind"]) == 12 and all(len(h) == 13 for h in st["hands"])
 
 
@@ -121,7 +143,7 @@ def test_solo_requirement():
 
 
 def four_hands():
-    deck = [c for c in C.full_deck()]
+    deck = list(C.full_deck())
     trumps = [c for c in deck if C.is_trump(c)]
     suits = [c for c in deck if not C.is_trump(c)]
     # seat 0 solo-able, seat 1 has trump 1
@@ -305,8 +327,9 @@ def test_follow_rules():
     """Seed 003, Desarrollo: follow suit, else trump, else anything; on a trump lead trump if possible."""
     hands = {0: [card(D, 0), 5], 1: [card(D, 4), 6], 2: [card(H, 0), 7], 3: [card(S, 0), card(K, 0)]}
     st = dealt(hands, [8], dealer=3)
-    st = dict(st, phase="play", contract={"game": "solo", "challenger": 0, "gegensolo": False}, turn=0, leader=0,
-              speakers=[])
+    st = dict(
+        st, phase="play", contract={"game": "solo", "challenger": 0, "gegensolo": False}, turn=0, leader=0, speakers=[]
+    )
     st = move(st, 0, type="play", card=card(D, 0))
     assert C.playable(st, 1) == [card(D, 4)]
     rejects(st, {"type": "play", "card": 6, "seat": 1}, "must-follow")
@@ -322,8 +345,16 @@ def test_eine_leere_shown_card_cannot_win():
     """Seed 003, Eine Leere: the shown numeral leads (or its suit) the first trick and cannot win it."""
     hands = {0: [card(D, 7), 20], 1: [card(H, 4), 6], 2: [card(S, 4), 7], 3: [card(K, 4), card(K, 5)]}
     st = dealt(hands, [card(D, 6)], dealer=3)
-    st = dict(st, phase="play", contract={"game": "eine_leere", "challenger": 0, "gegensolo": False}, turn=0,
-              leader=0, speakers=[], shown=[card(D, 7)], shown_left=[card(D, 7)])
+    st = dict(
+        st,
+        phase="play",
+        contract={"game": "eine_leere", "challenger": 0, "gegensolo": False},
+        turn=0,
+        leader=0,
+        speakers=[],
+        shown=[card(D, 7)],
+        shown_left=[card(D, 7)],
+    )
     assert C.playable(st, 0) == [card(D, 7)]
     st = move(st, 0, type="play", card=card(D, 7))
     st = move(st, 1, type="play", card=6)
@@ -337,8 +368,16 @@ def test_zwei_leere_lead_rules():
     led by the winner of the first two whose winning card was higher."""
     hands = {0: [card(D, 6), card(D, 7), 2], 1: [card(D, 4), 3, 4], 2: [5, 6, 7], 3: [card(D, 5), 8, 9]}
     st = dealt(hands, [10], dealer=3)
-    st = dict(st, phase="play", contract={"game": "zwei_leere", "challenger": 0, "gegensolo": False}, turn=0,
-              leader=0, speakers=[], shown=[card(D, 6), card(D, 7)], shown_left=[card(D, 6), card(D, 7)])
+    st = dict(
+        st,
+        phase="play",
+        contract={"game": "zwei_leere", "challenger": 0, "gegensolo": False},
+        turn=0,
+        leader=0,
+        speakers=[],
+        shown=[card(D, 6), card(D, 7)],
+        shown_left=[card(D, 6), card(D, 7)],
+    )
     assert sorted(C.playable(st, 0)) == [card(D, 6), card(D, 7)]
     for s, c in ((0, card(D, 6)), (1, card(D, 4)), (2, 5), (3, card(D, 5))):
         st = move(st, s, type="play", card=c)
@@ -356,8 +395,16 @@ def test_zwei_verschiedene_each_shown_suit_leads_one_of_the_first_two_tricks():
     s7, k7 = card(S, 7), card(K, 7)  # the shown 7 of spades and 7 of clubs
     hands = {0: [s7, k7, card(S, 6), 2], 1: [card(S, 4), 3, 4, 11], 2: [5, 6, 7, 12], 3: [card(S, 5), 8, 9, 13]}
     st = dealt(hands, [10], dealer=3)
-    st = dict(st, phase="play", contract={"game": "zwei_verschiedene", "challenger": 0, "gegensolo": False},
-              turn=0, leader=0, speakers=[], shown=[s7, k7], shown_left=[s7, k7])
+    st = dict(
+        st,
+        phase="play",
+        contract={"game": "zwei_verschiedene", "challenger": 0, "gegensolo": False},
+        turn=0,
+        leader=0,
+        speakers=[],
+        shown=[s7, k7],
+        shown_left=[s7, k7],
+    )
     assert sorted(C.playable(st, 0)) == sorted([s7, k7, card(S, 6)])
     for s, c in ((0, card(S, 6)), (1, card(S, 4)), (2, 5), (3, card(S, 5))):  # the 8 of spades stands for the 7
         st = move(st, s, type="play", card=c)
@@ -373,8 +420,16 @@ def test_zwei_verschiedene_each_shown_suit_leads_one_of_the_first_two_tricks():
         st = move(st, s, type="play", card=c)
     assert st["trick_no"] == 2 and st["leader"] == 3  # trump 8 beat trump 5: seat 3 leads the third trick
     # the shown card itself leading the first trick leaves the other suit for the second, in both versions
-    st = dict(dealt(hands, [10], dealer=3), phase="play", turn=0, leader=0, speakers=[], shown=[s7, k7],
-              shown_left=[s7, k7], contract={"game": "zwei_verschiedene", "challenger": 0, "gegensolo": False})
+    st = dict(
+        dealt(hands, [10], dealer=3),
+        phase="play",
+        turn=0,
+        leader=0,
+        speakers=[],
+        shown=[s7, k7],
+        shown_left=[s7, k7],
+        contract={"game": "zwei_verschiedene", "challenger": 0, "gegensolo": False},
+    )
     for s, c in ((0, s7), (1, card(S, 4)), (2, 5), (3, card(S, 5))):
         st = move(st, s, type="play", card=c)
     assert C.playable(st, 0) == [k7] == C.playable(dict(st, rules="1"), 0)
@@ -385,8 +440,13 @@ def test_show_and_automatic_trump_discard():
     is discarded, shown."""
     hands, blind = four_hands()
     st = dealt(hands, blind)
-    st = dict(st, phase="exchange", step="show", speakers=[],
-              contract={"game": "zwei_leere", "challenger": 2, "gegensolo": False})
+    st = dict(
+        st,
+        phase="exchange",
+        step="show",
+        speakers=[],
+        contract={"game": "zwei_leere", "challenger": 2, "gegensolo": False},
+    )
     opts = C.show_options(st["hands"][2], "zwei_leere")
     if opts:
         st2 = move(st, 2, type="show", cards=opts[0])
@@ -418,7 +478,11 @@ def test_module_face():
 # ------------------------------------------------------------------ contracts won and lost, paid per the table
 
 SEED_FACTORS = {  # Seed 003, Puntuación table: (sin Solo, Gegensolo)
-    "cego": (1, 2), "eine": (2, 3), "eine_leere": (3, 4), "zwei_leere": (4, 5), "zwei_verschiedene": (5, 6),
+    "cego": (1, 2),
+    "eine": (2, 3),
+    "eine_leere": (3, 4),
+    "zwei_leere": (4, 5),
+    "zwei_verschiedene": (5, 6),
     "pagat": (6, 7),
 }
 TOP = [C.JUGLAR, 21, 20, 19, 18, 17, 16, 15, 14, 13]
@@ -453,8 +517,11 @@ def expected_payments(st):
     part = list(st["active"]) + ([st["sitting_out"]] if st["sitting_out"] is not None else [])
     pay = [0] * n
     if game in C.FIXED:
-        won = {"ulti": st["last_trick"]["winner"] == ch and [ch, 1] in st["last_trick"]["cards"],
-               "piccolo": st["tricks_won"][ch] == 1, "bettel": st["tricks_won"][ch] == 0}[game]
+        won = {
+            "ulti": st["last_trick"]["winner"] == ch and [ch, 1] in st["last_trick"]["cards"],
+            "piccolo": st["tricks_won"][ch] == 1,
+            "bettel": st["tricks_won"][ch] == 0,
+        }[game]
         amt = {"ulti": 80, "piccolo": 40, "bettel": 30}[game]
     else:
         aside = st["blind"] if game == "solo" else st["legage"]
@@ -498,7 +565,7 @@ def raise_to(st, level: str):
     """All pass twice (mano 0 declares Cego), then seats 1, 2, 3, 0, 1 raise one level each up to ``level``."""
     st = to_raise_phase(st)
     k = C.LEVELS.index(level)
-    for i in range(k):
+    for _i in range(k):
         s = C.to_act(st)[0]
         st = move(st, s, type="call", call="raise")
     while st["phase"] == "raise":
@@ -509,8 +576,12 @@ def raise_to(st, level: str):
 
 def ulti_hands():
     """Seat 0: trump 1 and the ten top trumps; trumps 2..12 split 6/5 so the defenders run out of them."""
-    return {0: [1] + TOP, 1: [card(H, i) for i in range(8)] + [card(D, 0), card(D, 1), card(D, 2)],
-            2: list(range(2, 8)), 3: list(range(8, 13))}
+    return {
+        0: [1] + TOP,
+        1: [card(H, i) for i in range(8)] + [card(D, 0), card(D, 1), card(D, 2)],
+        2: list(range(2, 8)),
+        3: list(range(8, 13)),
+    }
 
 
 def highest_but_pagat(st, seat):
@@ -528,8 +599,7 @@ def test_ulti_won_and_lost(won):
     if won:  # seat 0 leads its ten top trumps; the defenders' eleven trumps are gone before the last trick
         st = built(ulti_hands())
     else:  # seat 1 keeps a trump for the last trick, when trump 1 must be played
-        st = built({0: [1] + [card(H, i) for i in range(8)] + [card(D, 0), card(D, 1)],
-                    1: [12] + TOP})
+        st = built({0: [1] + [card(H, i) for i in range(8)] + [card(D, 0), card(D, 1)], 1: [12] + TOP})
     st = move(st, 0, type="call", call="ulti")
     assert st["contract"] == {"game": "ulti", "challenger": 0, "gegensolo": False}
     st = finish(st, highest_but_pagat)
@@ -563,9 +633,21 @@ def test_cego_won_and_lost(won):
         st = built({0: TOP[:2] + [card(D, 0), card(H, 0)]}, blind=TOP[2:] + [12, 11])
         keep, discard = [C.JUGLAR, 21], 11
     else:
-        st = built({0: [card(D, 7), card(H, 7)] + [card(D, 6), card(H, 6)]},
-                   blind=[card(D, 5), card(H, 5), card(S, 7), card(K, 7), card(S, 6), card(K, 6), card(S, 5),
-                          card(K, 5), card(D, 4), card(H, 4)])
+        st = built(
+            {0: [card(D, 7), card(H, 7)] + [card(D, 6), card(H, 6)]},
+            blind=[
+                card(D, 5),
+                card(H, 5),
+                card(S, 7),
+                card(K, 7),
+                card(S, 6),
+                card(K, 6),
+                card(S, 5),
+                card(K, 5),
+                card(D, 4),
+                card(H, 4),
+            ],
+        )
         keep, discard = [card(D, 7), card(H, 7)], card(H, 4)
     st = to_raise_phase(st)
     for s in (1, 2, 3):
@@ -646,8 +728,7 @@ def test_pagat_won_and_lost(won):
         st = built({1: [1, card(D, 0), card(H, 0), card(S, 0)], 0: [card(S, 1), card(K, 1)]}, blind=TOP)
     else:
         low = [card(s, i) for s in (D, H) for i in (4, 5, 6, 7)]
-        st = built({1: [1, card(S, 7), card(K, 7)], 0: [card(S, 1), card(K, 1)]},
-                   blind=low + [card(S, 6), card(K, 6)])
+        st = built({1: [1, card(S, 7), card(K, 7)], 0: [card(S, 1), card(K, 1)]}, blind=low + [card(S, 6), card(K, 6)])
     st = raise_to(st, "pagat")
     assert st["contract"]["challenger"] == 1 and st["phase"] == "play"
     assert st["shown"] == [1] and C.playable(st, 1) == [1] and len(st["legage"]) == 10
@@ -779,8 +860,12 @@ def _replay(envs: list[dict], rules: str | None = None) -> list[str]:
         if decided and len(decided) != len(recorded):
             differences.append(f"v{env['version']}: {len(decided)} events decided, {len(recorded)} recorded")
         for dec, rec in zip(decided, recorded):
-            if dec["type"] != rec["type"] or (dec["type"] != "RoundDealt" and (  # other seeds deal other cards
-                    dec["data"] != rec["data"] or (dec.get("private") or {}) != (rec.get("private") or {}))):
+            if dec["type"] != rec["type"] or (
+                dec["type"] != "RoundDealt"
+                and (  # other seeds deal other cards
+                    dec["data"] != rec["data"] or (dec.get("private") or {}) != (rec.get("private") or {})
+                )
+            ):
                 differences.append(f"v{rec['version']}: decided {dec['type']} {dec['data']}")
                 break
         table = tables.fold(recorded, table)  # on with the log as it was written

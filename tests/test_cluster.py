@@ -19,16 +19,16 @@ from redis.crc import key_slot
 
 from events.envelope import verify_chain
 from events.store import EventStore, key
-from service.web.app import create_app
 from service.core.naipes import Naipes
 from service.core.timers import attach_scheduler
+from service.web.app import create_app
 
 from . import test_store
 from .cluster import LocalCluster
 from .conftest import API_KEY, ROOT, bearer
+from .helpers import create, play_http
 from .test_timers import kill_group, wait_for
 from .test_tournaments import create_tournament, play_tournament
-from .helpers import create, play_http
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +66,11 @@ STORE_TESTS = [
 ]
 
 
-@pytest.mark.parametrize(("check", "kwargs"), STORE_TESTS,
-                         ids=[f"{f.__name__}{'-' + '-'.join(k.values()) if k else ''}" for f, k in STORE_TESTS])
+@pytest.mark.parametrize(
+    ("check", "kwargs"),
+    STORE_TESTS,
+    ids=[f"{f.__name__}{'-' + '-'.join(k.values()) if k else ''}" for f, k in STORE_TESTS],
+)
 def test_store_on_the_cluster(check, kwargs, cluster_client):
     check(cluster_client, **kwargs)
 
@@ -93,10 +96,21 @@ def cluster_service(cluster_client, redis_client):
 @pytest.fixture()
 def cluster_worker(cluster, redis_url):
     """A real RQ worker process: games through REDIS_URL (the cluster), queues on NAIPES_QUEUE_URL."""
-    env = {**os.environ, "REDIS_URL": "redis+cluster://127.0.0.1:%d/0" % cluster.ports[0],
-           "NAIPES_QUEUE_URL": redis_url, "PYTHONPATH": str(ROOT), "NAIPES_LOG_LEVEL": "WARNING"}
-    proc = subprocess.Popen([sys.executable, "-m", "workers"], cwd=ROOT, env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "REDIS_URL": f"redis+cluster://127.0.0.1:{cluster.ports[0]}/0",
+        "NAIPES_QUEUE_URL": redis_url,
+        "PYTHONPATH": str(ROOT),
+        "NAIPES_LOG_LEVEL": "WARNING",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workers"],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     yield proc
     kill_group(proc)
 
@@ -141,9 +155,14 @@ def test_rate_limits_count_in_the_cluster(cluster_service):
 def test_a_real_worker_enforces_deadlines_of_games_on_the_cluster(cluster_service, cluster_worker):
     """The worker process reaches the games through the cluster client and its
     queues through the single Redis: a timed game is moved by deadlines alone."""
-    g = cluster_service.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1, "turn_seconds": 0.3})
-    timed_out = wait_for(lambda: [e for e in cluster_service.store.read(g["id"]) if e["type"] == "TurnTimedOut"]
-                         and cluster_service.table(g["id"], fresh=True)["version"] > 8, 30)
+    g = cluster_service.games.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1, "turn_seconds": 0.3})
+    timed_out = wait_for(
+        lambda: (
+            [e for e in cluster_service.store.read(g["id"]) if e["type"] == "TurnTimedOut"]
+            and cluster_service.tables.table(g["id"], fresh=True)["version"] > 8
+        ),
+        30,
+    )
     assert timed_out, "no deadline was enforced"
     events = cluster_service.store.read(g["id"])
     assert {e["actor"] for e in events if e["type"] == "TurnTimedOut"} == {"worker"}
@@ -156,8 +175,16 @@ def test_a_tournament_runs_on_the_cluster(cluster_service, cluster_worker):
     client = app.test_client()
     integrator = bearer(API_KEY)
     players = [f"c{i}" for i in range(8)]
-    t = create_tournament(client, integrator, game="dalmuti", options={"hands": 1}, players=players,
-                          format="swiss", rounds=2, table_size={"min": 4, "max": 4})
+    t = create_tournament(
+        client,
+        integrator,
+        game="dalmuti",
+        options={"hands": 1},
+        players=players,
+        format="swiss",
+        rounds=2,
+        table_size={"min": 4, "max": 4},
+    )
     play_tournament(client, integrator, t["id"], set(players), random.Random(5))
     standings = client.get(f"/tournaments/{t['id']}/standings").get_json()["standings"]
     assert sorted(row["player"] for row in standings) == sorted(players)
@@ -165,10 +192,10 @@ def test_a_tournament_runs_on_the_cluster(cluster_service, cluster_worker):
 
 
 def test_deadlines_are_scheduled_and_enforced_on_the_cluster(cluster_service):
-    """The deadline job's code path (Naipes.enforce_deadline) on the cluster; the
+    """The deadline job's code path (Deadlines.enforce_deadline) on the cluster; the
     job is scheduled into RQ's Redis by the same append."""
-    g = cluster_service.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1, "turn_seconds": 30})
-    table = cluster_service.table(g["id"])
+    g = cluster_service.games.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1, "turn_seconds": 30})
+    table = cluster_service.tables.table(g["id"])
     seat = next(int(s) for s, c in table["clock"].items() if c.get("deadline"))
     from rq import Queue
     from rq.registry import ScheduledJobRegistry
@@ -178,8 +205,8 @@ def test_deadlines_are_scheduled_and_enforced_on_the_cluster(cluster_service):
     registry = ScheduledJobRegistry(queue=Queue(TIMERS, connection=cluster_service.queue_redis))
     scheduled = job_id(g["id"], table["version"], seat, table["clock"][str(seat)]["deadline"])
     assert scheduled in registry.get_job_ids()
-    assert cluster_service.enforce_deadline(g["id"], table["version"], seat) is True
-    assert cluster_service.enforce_deadline(g["id"], table["version"], seat) is False  # fired twice: nothing
+    assert cluster_service.deadlines.enforce_deadline(g["id"], table["version"], seat) is True
+    assert cluster_service.deadlines.enforce_deadline(g["id"], table["version"], seat) is False  # fired twice: nothing
     events = cluster_service.store.read(g["id"], after=table["version"])
     assert events[0]["type"] == "TurnTimedOut" and events[0]["actor"] == "worker"
     assert verify_chain(cluster_service.store.read(g["id"]))["ok"]

@@ -37,8 +37,12 @@ def test_every_route_is_in_the_contract_and_every_path_is_routed(app):
         path = re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
         for method in rule.methods - {"HEAD", "OPTIONS"}:
             routed.add((path, method.lower()))
-    documented = {(path, method) for path, ops in SPEC["paths"].items() for method in ops
-                  if method in {"get", "post", "put", "patch", "delete"}}
+    documented = {
+        (path, method)
+        for path, ops in SPEC["paths"].items()
+        for method in ops
+        if method in {"get", "post", "put", "patch", "delete"}
+    }
     assert routed == documented
 
 
@@ -75,8 +79,9 @@ def conforms(method: str, path_template: str, response) -> None:
 
 def test_responses_of_a_played_game_conform_to_the_contract(client, integrator):
     conforms("get", "/game-types", client.get("/game-types"))
-    r = client.post("/games", json={"game": "dalmuti", "players": list("abcde"), "options": {"hands": 1}},
-                    headers=integrator)
+    r = client.post(
+        "/games", json={"game": "dalmuti", "players": list("abcde"), "options": {"hands": 1}}, headers=integrator
+    )
     conforms("post", "/games", r)
     g = r.get_json()
     gid, toks = g["id"], tokens(g)
@@ -91,9 +96,11 @@ def test_responses_of_a_played_game_conform_to_the_contract(client, integrator):
         lm = client.get(f"/games/{gid}/legal-moves", headers=bearer(toks[seat]))
         conforms("get", "/games/{game_id}/legal-moves", lm)
         if step % 25 == 0:
-            conforms("post", "/games/{game_id}/moves",
-                     client.post(f"/games/{gid}/moves", json={"type": "play", "cards": ["x"]},
-                                 headers=bearer(toks[seat])))
+            conforms(
+                "post",
+                "/games/{game_id}/moves",
+                client.post(f"/games/{gid}/moves", json={"type": "play", "cards": ["x"]}, headers=bearer(toks[seat])),
+            )
         r = client.post(f"/games/{gid}/moves", json=rng.choice(lm.get_json()["moves"]), headers=bearer(toks[seat]))
         conforms("post", "/games/{game_id}/moves", r)
     conforms("get", "/games/{game_id}/events", client.get(f"/games/{gid}/events?after=3", headers=bearer(toks[1])))

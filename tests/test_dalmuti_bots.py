@@ -71,8 +71,10 @@ def scramble(st: dict, viewer: Any, r: random.Random) -> dict:
         **st,
         "hands": hands,
         "tax_chosen": {k: v if k == mine else r.choices(pool, k=len(v)) for k, v in st["tax_chosen"].items()},
-        "transfers": {k: v if k == mine else [{**t, "gave": r.choices(pool, k=len(t["gave"]))} for t in v]
-                      for k, v in st["transfers"].items()},
+        "transfers": {
+            k: v if k == mine else [{**t, "gave": r.choices(pool, k=len(t["gave"]))} for t in v]
+            for k, v in st["transfers"].items()
+        },
         "revolution_answers": {k: v if k == mine else not v for k, v in st.get("revolution_answers", {}).items()},
     }
 
@@ -128,8 +130,9 @@ def check_event(before: dict, ev: dict, after: dict, seen: Counter, expect_order
         else:
             assert declared == [d["seat"]] and before["hands"][d["seat"]].count(13) == 2
             assert d["greater"] == (d["seat"] == before["order"][-1])
-        assert after["phase"] == "play" or (after["phase"] == "taxes" and t == "RevolutionDeclined"
-                                            and before["revolution"] is None)
+        assert after["phase"] == "play" or (
+            after["phase"] == "taxes" and t == "RevolutionDeclined" and before["revolution"] is None
+        )
     elif t == "TaxesPaid":
         # Seed 004, IMPUESTOS: GP's two best to the GD, GD's chosen two to the GP; LP/LD one card
         order = before["order"]
@@ -147,7 +150,8 @@ def check_event(before: dict, ev: dict, after: dict, seen: Counter, expect_order
         for s in (gd, ld, lp, gp):
             part = p[str(s)]
             assert Counter(after["hands"][s]) == Counter(before["hands"][s]) - Counter(part["gave"]) + Counter(
-                part["received"])
+                part["received"]
+            )
         for s in order[2:-2]:
             assert after["hands"][s] == before["hands"][s]
         assert before["revolution"] is None
@@ -181,7 +185,11 @@ def check_event(before: dict, ev: dict, after: dict, seen: Counter, expect_order
         else:
             order = before["order"]
             i = order.index(winner)
-            nxt = next(order[(i + k) % len(order)] for k in range(1, len(order)) if before["hands"][order[(i + k) % len(order)]])
+            nxt = next(
+                order[(i + k) % len(order)]
+                for k in range(1, len(order))
+                if before["hands"][order[(i + k) % len(order)]]
+            )
             assert d["leader"] == nxt
     elif t == "HandEnded":
         order = before["order"]
@@ -234,12 +242,29 @@ class DalmutiChecks(Checks):
 
 
 PROFILE = Profile(
-    variants=(Variant(
-        matches=1000, chunks=5, setup=setup, policy=policy, max_moves=12_000,
-        reached=("HandDealt", "TaxesPaid", "MerchantsExchanged", "ExchangeDeclined", "RevolutionAnswered",
-                 "RevolutionDeclared", "RevolutionDeclined", "TrickEnded", "HandEnded", "MatchEnded",
-                 "PlayerJoined", "NewcomerPlaced"),
-    ),),
+    variants=(
+        Variant(
+            matches=1000,
+            chunks=5,
+            setup=setup,
+            policy=policy,
+            max_moves=12_000,
+            reached=(
+                "HandDealt",
+                "TaxesPaid",
+                "MerchantsExchanged",
+                "ExchangeDeclined",
+                "RevolutionAnswered",
+                "RevolutionDeclared",
+                "RevolutionDeclined",
+                "TrickEnded",
+                "HandEnded",
+                "MatchEnded",
+                "PlayerJoined",
+                "NewcomerPlaced",
+            ),
+        ),
+    ),
     cards=cards,
     scramble=scramble,
     checks=DalmutiChecks,
@@ -250,6 +275,7 @@ def test_the_dalmuti_checks_catch_a_peon_paying_its_worst_cards(monkeypatch):
     """Seed 004, IMPUESTOS: "El Gran Peón elige sus dos mejores cartas y se las entrega al Gran
     Dalmuti".  A Dalmuti whose Greater Peon pays its two worst cards instead fails the game's checks
     (the cards still go where the event says: no generic check sees it)."""
+
     def change(state: dict, ev: dict) -> None:
         if ev["type"] == "TaxesPaid":
             gd, gp = state["order"][0], state["order"][-1]

@@ -12,7 +12,7 @@ import random
 from domain import table as tables
 from events.envelope import dumps, loads, verify_chain
 from events.store import key
-from service.core.naipes import Viewer
+from service.core.identity import Viewer
 
 from .conftest import bearer
 from .helpers import create, tokens
@@ -45,8 +45,13 @@ def test_fifty_matches_fold_replay_and_leak(app, service, redis_client, integrat
     snapshots_checked = replays_checked = views_checked = 0
     for match in range(MATCHES):
         n = 4 + match % 5
-        options = {"hands": 1 + match % 2, "reduced_deck": match % 7 == 0, "merchant_exchange": match % 3 == 0,
-                   "philanthropic_scoring": match % 4 == 0, "first_deal_revolution": match % 5 == 0}
+        options = {
+            "hands": 1 + match % 2,
+            "reduced_deck": match % 7 == 0,
+            "merchant_exchange": match % 3 == 0,
+            "philanthropic_scoring": match % 4 == 0,
+            "first_deal_revolution": match % 5 == 0,
+        }
         g = create(client, integrator, players=[f"p{i}" for i in range(n)], options=options)
         gid, toks = g["id"], tokens(g)
         snapshots: dict[int, dict] = {}
@@ -84,7 +89,7 @@ def test_fifty_matches_fold_replay_and_leak(app, service, redis_client, integrat
                 snapshots_checked += 1
             if v >= 2:
                 replay = client.get(f"/games/{gid}/replay?version={v}", headers=integrator).get_json()
-                assert replay == service.state_view(gid, REVIEWER, table)
+                assert replay == service.reads.state_view(gid, REVIEWER, table)
                 replays_checked += 1
         assert table["version"] == audit["version"]
     print(f"{MATCHES} matches: {snapshots_checked} snapshots, {replays_checked} replays, {views_checked} views")
@@ -93,8 +98,15 @@ def test_fifty_matches_fold_replay_and_leak(app, service, redis_client, integrat
 def test_philanthropic_scoring_without_scoring_is_refused(client, integrator):
     """Seed 004, Puntuación filantrópica: "Además de utilizar las reglas de puntuación anteriores": a game
     asking for it with scoring off is refused (422 problem naming the option); with scoring it starts."""
-    r = client.post("/games", json={"game": "dalmuti", "players": ["a", "b", "c", "d"],
-                                    "options": {"scoring": False, "philanthropic_scoring": True}}, headers=integrator)
+    r = client.post(
+        "/games",
+        json={
+            "game": "dalmuti",
+            "players": ["a", "b", "c", "d"],
+            "options": {"scoring": False, "philanthropic_scoring": True},
+        },
+        headers=integrator,
+    )
     assert r.status_code == 422 and r.mimetype == "application/problem+json"
     body = r.get_json()
     assert "philanthropic_scoring" in body["detail"], body

@@ -82,8 +82,20 @@ SEAT_KEYS = ("to", "merchants", "newcomers")  # the members of ``must`` and ``ta
 
 def skeleton(view: dict, pos: dict[int, int]) -> tuple:
     """A view's fields that the revolution question could change, seats as positions."""
-    keep = ("phase", "to_act", "pending", "revolution", "turn", "hand_no", "rules_version", "seat", "role",
-            "must", "revolution_answer", "tax")
+    keep = (
+        "phase",
+        "to_act",
+        "pending",
+        "revolution",
+        "turn",
+        "hand_no",
+        "rules_version",
+        "seat",
+        "role",
+        "must",
+        "revolution_answer",
+        "tax",
+    )
     out = []
     for k in keep:
         value = view.get(k, "absent")
@@ -103,15 +115,27 @@ def trace(st: dict, deal_event: dict, answer_positions: list[int]) -> tuple[tupl
     pos = {s: i for i, s in enumerate(order)}
     holder = holder_of(st)
     non_holders = [s for s in order if s != holder]
-    rows = [("HandDealt", tuple(sorted(deal_event["data"])), as_positions(D.to_act(st), pos),
-             skeleton(D.view(st, SPECTATOR), pos))]
+    rows = [
+        (
+            "HandDealt",
+            tuple(sorted(deal_event["data"])),
+            as_positions(D.to_act(st), pos),
+            skeleton(D.view(st, SPECTATOR), pos),
+        )
+    ]
     seats = {pos[s]: [skeleton(D.view(st, s), pos)] for s in non_holders}
     for rec in run_phase(st, [order[p] for p in answer_positions]):
         ev, now = rec["event"], rec["state"]
-        rows.append((ev["type"], as_positions(ev["data"], pos),
-                     tuple(sorted(pos[int(k)] for k in (ev.get("private") or {}))),
-                     tuple(sorted(k for part in (ev.get("private") or {}).values() for k in part)),
-                     as_positions(D.to_act(now), pos), skeleton(D.view(now, SPECTATOR), pos)))
+        rows.append(
+            (
+                ev["type"],
+                as_positions(ev["data"], pos),
+                tuple(sorted(pos[int(k)] for k in (ev.get("private") or {}))),
+                tuple(sorted(k for part in (ev.get("private") or {}).values() for k in part)),
+                as_positions(D.to_act(now), pos),
+                skeleton(D.view(now, SPECTATOR), pos),
+            )
+        )
         for s in non_holders:
             seats[pos[s]].append(skeleton(D.view(now, s), pos))
     return tuple(rows), {p: tuple(v) for p, v in seats.items()}
@@ -141,8 +165,9 @@ def test_public_trace_has_the_same_distribution_with_or_without_a_holder():
     assert holders[True] > 250 and holders[False] > 1500, holders
     for table in (logs, views):
         for kind, groups in table.items():
-            assert len(set(groups[True]) | set(groups[False])) == 1, \
+            assert len(set(groups[True]) | set(groups[False])) == 1, (
                 f"{kind}: the public trace depends on where the jesters are"
+            )
     assert len(logs) == 30 and all(g[True] and g[False] for g in logs.values())
     assert sum(1 for g in views.values() if g[True] and g[False]) > 150
 
@@ -232,23 +257,25 @@ def _seed_for(n: int, want_holder: bool) -> int:
 
 
 def _spectator_log(service, gid: str, after: int) -> list[tuple]:
-    from service.core.naipes import Viewer
-    envs = service.events(gid, Viewer("spectator"), after=after)["events"]
+    from service.core.identity import Viewer
+
+    envs = service.reads.events(gid, Viewer("spectator"), after=after)["events"]
     return [(e["type"], e["data"], e.get("redacted", False), "private" in e, e["actor"].split(":")[0]) for e in envs]
 
 
 def test_service_shows_the_same_log_deadlines_and_timeouts(service):
     """Through the service: with or without a holder, a spectator sees the same envelopes after the deal
     (types, data, redaction), every seat is to act with one shared deadline, and a timed-out seat declines."""
-    from service.core.naipes import Viewer
+    from service.core.identity import Viewer
+
     logs, timeouts = [], []
     for want in (True, False):
         seed = _seed_for(5, want)
-        g = service.create_game("dalmuti", NAMES[:5], {"hands": 1, "turn_seconds": 60}, seed=seed)
+        g = service.games.create_game("dalmuti", NAMES[:5], {"hands": 1, "turn_seconds": 60}, seed=seed)
         gid = g["id"]
-        table = service.table(gid, fresh=True)
+        table = service.tables.table(gid, fresh=True)
         dealt_at = table["version"]
-        view = service.state_view(gid, Viewer("spectator"))
+        view = service.reads.state_view(gid, Viewer("spectator"))
         order = table["state"]["order"]
         assert view["to_act"] == order and sorted(view["deadlines"]) == sorted(str(s) for s in order)
         assert len(set(view["deadlines"].values())) == 1
@@ -256,25 +283,28 @@ def test_service_shows_the_same_log_deadlines_and_timeouts(service):
         assert "jesters_seat" not in str(_spectator_log(service, gid, 0))
         # positions 0 and 2 answer, position 1 times out, then the rest answer
         for p in (0, 2):
-            service.move(gid, order[p], {"type": "decline_revolution"})
-        version = service.table(gid, fresh=True)["version"]
-        assert service.enforce_deadline(gid, version, order[1])
+            service.moves.move(gid, order[p], {"type": "decline_revolution"})
+        version = service.tables.table(gid, fresh=True)["version"]
+        assert service.deadlines.enforce_deadline(gid, version, order[1])
         for p in (3, 4):
-            service.move(gid, order[p], {"type": "decline_revolution"})
+            service.moves.move(gid, order[p], {"type": "decline_revolution"})
         log = _spectator_log(service, gid, dealt_at)
         timed_out = [e for e in log if e[0] == "TurnTimedOut"]
         timeouts.append([e[1]["move"] for e in timed_out])
         # seats as positions, so that the two games compare
         pos = {s: i for i, s in enumerate(order)}
-        logs.append([(t, {k: pos.get(v, v) if k == "seat" else v for k, v in d.items()}, r, p, a)
-                     for t, d, r, p, a in log])
-        seat_view = service.events(gid, Viewer("seat", seat=order[0]), after=dealt_at)["events"]
+        logs.append(
+            [(t, {k: pos.get(v, v) if k == "seat" else v for k, v in d.items()}, r, p, a) for t, d, r, p, a in log]
+        )
+        seat_view = service.reads.events(gid, Viewer("seat", seat=order[0]), after=dealt_at)["events"]
         mine = [e for e in seat_view if e["type"] == "RevolutionAnswered" and e["data"]["seat"] == order[0]]
         assert mine[0]["private"][str(order[0])]["declare"] is False
-        assert all("private" not in e for e in seat_view if e["type"] == "RevolutionAnswered"
-                   and e["data"]["seat"] != order[0])
+        assert all(
+            "private" not in e for e in seat_view if e["type"] == "RevolutionAnswered" and e["data"]["seat"] != order[0]
+        )
     assert logs[0] == logs[1]
-    assert [t for t, *_ in logs[0]] == ["RevolutionAnswered"] * 2 + ["TurnTimedOut"] + ["RevolutionAnswered"] * 3 \
-        + ["RevolutionDeclined"]
+    assert [t for t, *_ in logs[0]] == ["RevolutionAnswered"] * 2 + ["TurnTimedOut"] + ["RevolutionAnswered"] * 3 + [
+        "RevolutionDeclined"
+    ]
     assert all(r and not p for t, _d, r, p, _a in logs[0] if t == "RevolutionAnswered")
     assert timeouts == [[{"type": "decline_revolution"}]] * 2

@@ -20,7 +20,8 @@ import pytest
 from domain import dalmuti as D
 from domain import table as tables
 from domain.base import RuleViolation, deal_commitment, event, shuffled
-from service.core.naipes import Naipes, ProblemError
+from service.core import catalogue
+from service.core.errors import ProblemError
 from service.core.verify import verify_export
 
 NAMES = [f"p{i}" for i in range(20)]
@@ -69,8 +70,17 @@ def all_decline(st: dict) -> dict:
     return st
 
 
-def dealt(deal: list[list[int]], order=None, *, jesters_seat=None, auto=False, hand_no=1, asked=False,
-          rules: str = D.RULES_VERSION, **opts) -> dict:
+def dealt(
+    deal: list[list[int]],
+    order=None,
+    *,
+    jesters_seat=None,
+    auto=False,
+    hand_no=1,
+    asked=False,
+    rules: str = D.RULES_VERSION,
+    **opts,
+) -> dict:
     """A state right after a crafted deal (folded from events).  Under rules 2
     every seat then declines the revolution unless ``asked`` keeps the state in
     the revolution phase; ``rules="1"`` folds the events as a game of rules 1
@@ -82,8 +92,14 @@ def dealt(deal: list[list[int]], order=None, *, jesters_seat=None, auto=False, h
     st = D.evolve(st, {**event("SeatsDrawn", {"draws": [], "order": order}), **stamp})
     st = dict(st, hand_no=hand_no - 1)
     sizes = [len(h) for h in deal]
-    data = {"hand": hand_no, "order": order, "dealer": order[-1], "deck_size": sum(sizes), "sizes": sizes,
-            "auto_revolution": auto}
+    data = {
+        "hand": hand_no,
+        "order": order,
+        "dealer": order[-1],
+        "deck_size": sum(sizes),
+        "sizes": sizes,
+        "auto_revolution": auto,
+    }
     if rules == "1":
         data["jesters_seat"] = jesters_seat
     st = D.evolve(st, {**event("HandDealt", data, {s: {"hand": sorted(h)} for s, h in enumerate(deal)}), **stamp})
@@ -138,8 +154,15 @@ def test_module_face():
     assert (D.MIN_PLAYERS, D.MAX_PLAYERS) == (4, 16)
     props = D.OPTIONS["properties"]
     assert D.OPTIONS["type"] == "object" and D.OPTIONS["additionalProperties"] is False
-    assert set(props) == {"hands", "first_deal_revolution", "reduced_deck", "scoring", "philanthropic_scoring",
-                          "merchant_exchange", "allow_joining"}
+    assert set(props) == {
+        "hands",
+        "first_deal_revolution",
+        "reduced_deck",
+        "scoring",
+        "philanthropic_scoring",
+        "merchant_exchange",
+        "allow_joining",
+    }
     for spec in props.values():
         assert {"type", "default", "description"} <= set(spec)
     assert props["hands"]["default"] == 3 and props["hands"]["minimum"] == 1 and props["hands"]["maximum"] == 100
@@ -223,13 +246,14 @@ def test_seating_draw_best_card_is_greater_dalmuti():
         assert evs[0]["type"] == "SeatsDrawn"
         assert sorted(s for s, _ in draws[0]) == list(range(6))
         assert st["order"] == evs[0]["data"]["order"] == _order_from_draws(draws)
-        first = dict((s, c) for s, c in draws[0])
+        first = dict(draws[0])
         cards = [first[s] for s in st["order"]]
         assert cards == sorted(cards)
 
 
 def test_seating_ties_redraw_among_tied_only():
     """Seed 004, PREPARACIÓN: on a tie the tied players draw again among themselves."""
+
     def tie(st, evs):
         return len(evs[0]["data"]["draws"]) > 1
 
@@ -239,16 +263,17 @@ def test_seating_ties_redraw_among_tied_only():
     tied_card = min(c for c, k in first.items() if k > 1)
     tied = sorted(s for s, c in draws[0] if c == tied_card)
     assert sorted(s for s, _ in draws[1]) == tied
-    second = dict((s, c) for s, c in draws[1])
+    second = dict(draws[1])
     pos = [st["order"].index(s) for s in tied]
     # the tied seats occupy consecutive positions, ordered by their new cards
     assert sorted(pos) == list(range(min(pos), min(pos) + len(tied)))
-    cards = [second[s] for s in st["order"][min(pos):min(pos) + len(tied)]]
+    cards = [second[s] for s in st["order"][min(pos) : min(pos) + len(tied)]]
     assert cards == sorted(cards)
 
 
 def test_seating_jester_counts_13():
     """Seed 004, PREPARACIÓN: in the draw a jester counts as the worst card (13)."""
+
     def one_jester(st, evs):
         draws = evs[0]["data"]["draws"]
         return sum(1 for _, c in draws[0] if c == 13) == 1
@@ -292,8 +317,9 @@ def test_deal_event_public_part_has_no_cards():
     assert sum(d["sizes"]) == d["deck_size"] == 80
     assert set(evs[1]["private"]) == {str(s) for s in range(6)} | {"deal"}  # "deal": the committed deck
     assert set(d) == {"hand", "order", "dealer", "deck_size", "sizes", "auto_revolution", "commitment"}
-    assert all(isinstance(v, (int, bool, type(None))) for k, v in d.items()
-               if k not in ("order", "sizes", "commitment"))
+    assert all(
+        isinstance(v, (int, bool, type(None))) for k, v in d.items() if k not in ("order", "sizes", "commitment")
+    )
     # the commitment is a SHA-256 over the salted deck, which stays private until the hand is over
     deal = evs[1]["private"]["deal"]
     assert d["commitment"] == deal_commitment(deal["deck"], deal["salt"]) and len(d["commitment"]) == 64
@@ -398,8 +424,12 @@ def test_tax_choice_hidden_until_resolution():
         assert v["pending"]["taxes_chosen"] == [0]
         assert "tax_chosen" not in v and (v.get("tax") or {}).get("chosen") is None
     assert D.view(st, 3)["tax"] is None  # a Merchant
-    assert D.view(st, 5)["tax"] == {"gives": 2, "to": 0, "chooses": False,
-                                    "automatic": "your best card(s) are taken when the taxes resolve"}
+    assert D.view(st, 5)["tax"] == {
+        "gives": 2,
+        "to": 0,
+        "chooses": False,
+        "automatic": "your best card(s) are taken when the taxes resolve",
+    }
     assert D.view(st, 1)["must"] == {"action": "give_taxes", "count": 1, "to": 4}
 
 
@@ -408,9 +438,11 @@ def test_tax_choice_hidden_until_resolution():
 
 def _holder_start(pred=lambda st, holder: True, n: int = 6, **opts):
     """A start whose deal gives both jesters to one seat (``pred(state, holder)`` chooses among them)."""
+
     def fits(st, evs):
         holder = next((s for s in st["order"] if st["hands"][s].count(13) == 2), None)
         return holder is not None and pred(st, holder)
+
     seed, st, evs = find_start(fits, n, **opts)
     return st, next(s for s in st["order"] if st["hands"][s].count(13) == 2), evs
 
@@ -428,17 +460,23 @@ def test_revolution_every_seat_asked_after_every_deal():
     """Seed 004, REVOLUCIÓN: "Si al repartir las cartas cualquier jugador recibe los dos Bufones, puede
     declarar una revolución". Reading (docs): a player dealt both jesters "declares or says nothing", so
     after every deal every seat is asked at once, whoever holds the jesters; the deal names nobody."""
-    for pred in (lambda st, evs: any(h.count(13) == 2 for h in st["hands"]),
-                 lambda st, evs: not any(h.count(13) == 2 for h in st["hands"])):
+    for pred in (
+        lambda st, evs: any(h.count(13) == 2 for h in st["hands"]),
+        lambda st, evs: not any(h.count(13) == 2 for h in st["hands"]),
+    ):
         _, st, evs = find_start(pred, 6)
         assert "jesters_seat" not in evs[1]["data"]
         assert st["phase"] == "revolution" and D.to_act(st) == st["order"]
         for s in st["order"]:
             may = st["hands"][s].count(13) == 2
             assert D.legal_moves(st, s) == ([{"type": "declare_revolution"}] if may else []) + [
-                {"type": "decline_revolution"}]
-            assert D.view(st, s)["must"] == {"action": "revolution", "greater": s == st["order"][-1],
-                                             "may_declare": may}
+                {"type": "decline_revolution"}
+            ]
+            assert D.view(st, s)["must"] == {
+                "action": "revolution",
+                "greater": s == st["order"][-1],
+                "may_declare": may,
+            }
             assert D.timeout_move(st, s) == {"type": "decline_revolution"}
         assert D.view(st, "spectator")["pending"]["revolution"] == st["order"]
     # the next hand's deal asks everybody again
@@ -524,8 +562,9 @@ def test_greater_revolution_reverses_positions():
 def test_first_deal_revolution_skips_taxes():
     """Seed 004, Revolución del primer reparto: "se declara automáticamente una revolución, así que no se
     pagan impuestos"; every seat is still asked (reading: so that nobody learns where the jesters are)."""
-    _, st, evs = find_start(lambda st, evs: not any(h.count(13) == 2 for h in st["hands"]), 6,
-                            first_deal_revolution=True)
+    _, st, evs = find_start(
+        lambda st, evs: not any(h.count(13) == 2 for h in st["hands"]), 6, first_deal_revolution=True
+    )
     assert evs[1]["data"]["auto_revolution"] is True
     assert st["phase"] == "revolution" and D.to_act(st) == st["order"]
     assert st["revolution"] == {"kind": "first_deal", "seat": None}
@@ -573,7 +612,7 @@ def _v1_state_at_revolution(name: str) -> tuple[dict, list[dict]]:
     for i, env in enumerate(log):
         st = D.initial_state(env["data"]["players"], env["data"]["options"]) if st is None else D.evolve(st, env)
         if st["phase"] == "revolution":
-            return st, log[i + 1:]
+            return st, log[i + 1 :]
     raise AssertionError("no revolution in this log")
 
 
@@ -591,10 +630,15 @@ def test_rules_1_games_keep_the_holders_decision():
     assert st2["phase"] == "play" and st2["revolution"] == {"kind": "revolution", "seat": holder}
     st, _ = _v1_state_at_revolution("revolution_declined")
     assert D.decide(st, {"type": "decline_revolution", "seat": st["jesters_seat"], "seed": 1}) == [
-        event("RevolutionDeclined", {"seat": st["jesters_seat"]})]
+        event("RevolutionDeclined", {"seat": st["jesters_seat"]})
+    ]
     # the next deal of a rules-1 game still names the holder
-    st = finish_hand(dict(fold(st, D.decide(st, {"type": "decline_revolution", "seat": st["jesters_seat"],
-                                                  "seed": 1})), hands_total=2), random.Random(2))
+    st = finish_hand(
+        dict(
+            fold(st, D.decide(st, {"type": "decline_revolution", "seat": st["jesters_seat"], "seed": 1})), hands_total=2
+        ),
+        random.Random(2),
+    )
     assert st["hand_no"] == 2 and st["rules"] == "1"
 
 
@@ -623,8 +667,15 @@ def test_gd_leads_first_trick_any_set():
     assert [2] in cards and [2, 2] in cards and [2, 2, 13] in cards and [9, 13] in cards and [13] in cards
     assert {"type": "pass"} not in moves
     st2, evs = move(st, 0, type="play", cards=[2, 2, 13])
-    assert evs[0]["data"] == {"seat": 0, "cards": [2, 2, 13], "rank": 2, "count": 3, "out": False, "points": 0,
-                              "next": 1}
+    assert evs[0]["data"] == {
+        "seat": 0,
+        "cards": [2, 2, 13],
+        "rank": 2,
+        "count": 3,
+        "out": False,
+        "points": 0,
+        "next": 1,
+    }
     assert st2["trick"] == {"seat": 0, "cards": [2, 2, 13], "rank": 2, "count": 3}
 
 
@@ -671,7 +722,8 @@ def test_trick_ends_when_all_others_pass_and_last_player_leads():
 
 
 def test_lead_passes_clockwise_when_last_player_went_out():
-    """Seed 004, SALIR: if the player who went out wins the trick, the lead passes clockwise to the next player holding cards."""
+    """Seed 004, SALIR: if the player who went out wins the trick, the lead passes clockwise to the
+    next player holding cards."""
     hands = [[5, 6], [3], [4, 9], [7, 8]]
     st = play_state(hands, order=[2, 1, 3, 0])  # clockwise: 2, 1, 3, 0
     st, _ = move(st, 2, type="play", cards=[9])
@@ -728,10 +780,14 @@ def test_jesters_with_other_cards_take_their_rank():
     st, _ = move(st, 2, type="pass")
     assert {"type": "play", "cards": [7, 7, 13]} in D.legal_moves(st, 3)
     rejects(play_state(hands), {"type": "play", "seat": 0, "seed": 0, "cards": [8, 9]}, "cards-not-in-hand")
-    rejects(play_state([[8, 9, 13], [9], [5], [7]]), {"type": "play", "seat": 0, "seed": 0, "cards": [8, 9]},
-            "mixed-ranks")
-    rejects(play_state([[8, 9, 13], [9], [5], [7]]), {"type": "play", "seat": 0, "seed": 0, "cards": [8, 9, 13]},
-            "mixed-ranks")
+    rejects(
+        play_state([[8, 9, 13], [9], [5], [7]]), {"type": "play", "seat": 0, "seed": 0, "cards": [8, 9]}, "mixed-ranks"
+    )
+    rejects(
+        play_state([[8, 9, 13], [9], [5], [7]]),
+        {"type": "play", "seat": 0, "seed": 0, "cards": [8, 9, 13]},
+        "mixed-ranks",
+    )
 
 
 # ------------------------------------------------------------------ going out, scoring
@@ -816,7 +872,8 @@ def test_points_tie_broken_by_last_hand_order():
 
 
 def test_no_scoring_ranks_by_last_hand():
-    """Seed 004, GANADORES Y PERDEDORES: without scoring, the final hand's order ranks the match (points still reported)."""
+    """Seed 004, GANADORES Y PERDEDORES: without scoring, the final hand's order ranks the match
+    (points still reported)."""
     st = play_state([[7], [6], [5], [8, 9]], scores=[0, 0, 10, 0], scoring=False)
     st = _play_out(st, [(0, [7]), (1, [6]), (2, [5])])
     out = D.outcome(st)
@@ -851,10 +908,30 @@ def test_philanthropic_lp_climbing_only():
     """Seed 004, Puntuación filantrópica: the LD's bonus depends on its LP only."""
     hands = [[1], [5, 9], [6, 10], [2, 12], [7, 8, 11]]  # 0 GD, 1 LD, 2 M, 3 LP, 4 GP
     st = play_state(hands, philanthropic_scoring=True)
-    st = _play_out(st, [(0, [1]), (1, None), (2, None), (3, None), (4, None),
-                        (1, [9]), (2, None), (3, [2]), (4, None), (1, None), (2, None),
-                        (3, [12]), (4, [11]), (1, [5]), (2, None), (4, None),
-                        (2, [10]), (4, [8]), (2, [6])])
+    st = _play_out(
+        st,
+        [
+            (0, [1]),
+            (1, None),
+            (2, None),
+            (3, None),
+            (4, None),
+            (1, [9]),
+            (2, None),
+            (3, [2]),
+            (4, None),
+            (1, None),
+            (2, None),
+            (3, [12]),
+            (4, [11]),
+            (1, [5]),
+            (2, None),
+            (4, None),
+            (2, [10]),
+            (4, [8]),
+            (2, [6]),
+        ],
+    )
     assert st["phase"] == "finished"
     assert st["last_hand"]["out_order"] == [0, 3, 1, 2, 4]
     assert st["last_hand"]["bonus"] == [0, 1, 0, 0, 0]
@@ -867,14 +944,19 @@ def test_philanthropic_scoring_needs_scoring():
     bad = {"scoring": False, "philanthropic_scoring": True}
     errors = list(validator.iter_errors(bad))
     assert errors and all(list(e.absolute_path) == ["philanthropic_scoring"] for e in errors)
-    for good in ({"philanthropic_scoring": True}, {"scoring": True, "philanthropic_scoring": True},
-                 {"scoring": False}, {"scoring": False, "philanthropic_scoring": False}, {}):
+    for good in (
+        {"philanthropic_scoring": True},
+        {"scoring": True, "philanthropic_scoring": True},
+        {"scoring": False},
+        {"scoring": False, "philanthropic_scoring": False},
+        {},
+    ):
         assert not list(validator.iter_errors(good)), good
     with pytest.raises(ProblemError) as info:
-        Naipes.validate_options("dalmuti", bad)
+        catalogue.validate_options("dalmuti", bad)
     assert info.value.status == 422 and info.value.kind == "invalid-options"
     assert "philanthropic_scoring" in info.value.detail and "scoring" in info.value.detail
-    assert Naipes.validate_options("dalmuti", {"philanthropic_scoring": True})["scoring"] is True
+    assert catalogue.validate_options("dalmuti", {"philanthropic_scoring": True})["scoring"] is True
     desc = D.OPTIONS["properties"]["philanthropic_scoring"]["description"]
     assert "addition to scoring" in desc and "Refused together with scoring false" in desc
     assert "philanthropic_scoring needs it on" in D.OPTIONS["properties"]["scoring"]["description"]
@@ -918,12 +1000,11 @@ def _replay(envs: list[dict]) -> tuple[dict, int]:
         mv = _recorded_move(env, seat)
         assert seat in D.to_act(state) and mv in D.legal_moves(state, seat), (env["version"], mv)
         decided = D.decide(state, {**mv, "seat": seat, "seed": 0})
-        recorded = envs[i:i + len(decided)]
+        recorded = envs[i : i + len(decided)]
         assert [e["type"] for e in decided] == [e["type"] for e in recorded], env["version"]
         for mine, theirs in zip(decided, recorded):
             if mine["type"] not in ("HandDealt", "MerchantsExchanged"):
-                assert (mine["data"], mine.get("private")) == (theirs["data"], theirs.get("private")), \
-                    theirs["version"]
+                assert (mine["data"], mine.get("private")) == (theirs["data"], theirs.get("private")), theirs["version"]
             table = tables.evolve(table, theirs)
         i += len(decided)
         replayed += 1
@@ -964,15 +1045,22 @@ def test_rules_1_fixtures_cover_the_changed_rules():
                 seen.add("declined-first-deal" if options["first_deal_revolution"] else "declined")
             if env["type"] == "HandEnded" and any(env["data"]["bonus"]) and not options["scoring"]:
                 seen.add("philanthropic-without-scoring")
-    assert seen == {"named-holder", "greater", "declared", "declined", "declined-first-deal",
-                    "philanthropic-without-scoring"}
+    assert seen == {
+        "named-holder",
+        "greater",
+        "declared",
+        "declined",
+        "declined-first-deal",
+        "philanthropic-without-scoring",
+    }
 
 
 # ------------------------------------------------------------------ merchant exchange
 
 
 def test_merchant_exchange_pending_with_taxes():
-    """Seed 004, Cambios entre comerciantes: during taxes the highest Merchant may swap a random card with another Merchant."""
+    """Seed 004, Cambios entre comerciantes: during taxes the highest Merchant may swap a random
+    card with another Merchant."""
     _, st, _ = _taxes_start(7, merchant_exchange=True)
     order = st["order"]
     top = order[2]
@@ -1080,10 +1168,15 @@ def test_newcomer_joins_next_hand_as_merchant_placed_by_gd():
     gd = st["order"][0]
     assert D.to_act(st) == [gd]
     m = len(st["order"]) - 4  # 1 Merchant -> slots 0..1
-    assert D.legal_moves(st, gd) == [{"type": "place_newcomer", "newcomer": s, "slot": k}
-                                    for s in (5, 6) for k in range(m + 1)]
-    rejects(st, {"type": "place_newcomer", "seat": st["order"][1], "seed": 1, "newcomer": 5, "slot": 0},
-            "not-your-turn", "turn")
+    assert D.legal_moves(st, gd) == [
+        {"type": "place_newcomer", "newcomer": s, "slot": k} for s in (5, 6) for k in range(m + 1)
+    ]
+    rejects(
+        st,
+        {"type": "place_newcomer", "seat": st["order"][1], "seed": 1, "newcomer": 5, "slot": 0},
+        "not-your-turn",
+        "turn",
+    )
     rejects(st, {"type": "place_newcomer", "seat": gd, "seed": 1, "newcomer": 2, "slot": 0}, "not-a-newcomer")
     rejects(st, {"type": "place_newcomer", "seat": gd, "seed": 1, "newcomer": 6, "slot": 2}, "invalid-slot")
     rejects(st, {"type": "place_newcomer", "seat": gd, "seed": 1, "newcomer": 6, "slot": -1}, "invalid-slot")
@@ -1259,8 +1352,23 @@ def test_views_hide_cards():
     rv = D.view(st, "reviewer")
     assert rv["hands"] == st["hands"]
     json.dumps(rv)
-    for key in ("phase", "hand_no", "hands_total", "players", "order", "roles", "hand_sizes", "trick", "turn",
-                "to_act", "out_order", "scores", "revolution", "newcomers", "pending"):
+    for key in (
+        "phase",
+        "hand_no",
+        "hands_total",
+        "players",
+        "order",
+        "roles",
+        "hand_sizes",
+        "trick",
+        "turn",
+        "to_act",
+        "out_order",
+        "scores",
+        "revolution",
+        "newcomers",
+        "pending",
+    ):
         assert key in sv
     with pytest.raises(RuleViolation):
         D.view(st, 99)
@@ -1276,8 +1384,14 @@ def test_views_show_only_own_tax_transfers():
         st, _ = move(st, s, **D.timeout_move(st, s))
     gd, gp, m = order[0], order[-1], order[2]
     tv = D.view(st, gp)["transfers"]
-    assert tv == [{"kind": "tax", "with": gd, "gave": st["transfers"][str(gp)][0]["gave"],
-                   "received": st["transfers"][str(gd)][0]["gave"]}]
+    assert tv == [
+        {
+            "kind": "tax",
+            "with": gd,
+            "gave": st["transfers"][str(gp)][0]["gave"],
+            "received": st["transfers"][str(gd)][0]["gave"],
+        }
+    ]
     assert D.view(st, m)["transfers"] == []
     assert "transfers" not in D.view(st, "spectator")
     assert set(D.view(st, "reviewer")["transfers_all"]) == {str(s) for s in (order[0], order[1], order[-2], order[-1])}
@@ -1303,7 +1417,7 @@ def test_view_trick_and_turn_fields():
 def test_state_json_round_trip_and_evolve_purity():
     """Contract (domain/base.py): states are plain JSON and evolve never mutates its input."""
     rnd = random.Random(4)
-    opts = dict(merchant_exchange=True, allow_joining=True, philanthropic_scoring=True, hands=2)
+    opts = {"merchant_exchange": True, "allow_joining": True, "philanthropic_scoring": True, "hands": 2}
     st0 = new(7, **opts)
     st = st0
     assert json.loads(json.dumps(st)) == st

@@ -14,8 +14,8 @@ import redis
 from events.embedded import EmbeddedRedis
 from events.envelope import verify_chain
 from events.store import EventStore
-from service.web.app import create_app
 from service.core.naipes import Naipes
+from service.web.app import create_app
 
 from .conftest import API_KEY, bearer
 
@@ -31,8 +31,11 @@ def test_no_acknowledged_move_is_lost_when_redis_is_killed(tmp_path):
         service = Naipes(client, api_keys=[API_KEY])
         app = create_app(service, rate_limit="off")
         http = app.test_client()
-        created = http.post("/games", headers=bearer(API_KEY), json={
-            "game": "dalmuti", "players": ["ana", "bea", "carl", "dani"], "options": {"hands": 3}}).get_json()
+        created = http.post(
+            "/games",
+            headers=bearer(API_KEY),
+            json={"game": "dalmuti", "players": ["ana", "bea", "carl", "dani"], "options": {"hands": 3}},
+        ).get_json()
         toks = {s["seat"]: s["token"] for s in created["seats"]}
         gid = created["id"]
         rng = random.Random(7)

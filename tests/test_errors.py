@@ -22,13 +22,16 @@ import jsonschema
 import pytest
 
 from domain import registry
+from service.core import catalogue
 
 from .conftest import ROOT, bearer
 from .helpers import create, tokens
 
 PROBLEM = "application/problem+json"
-CHALLENGE = re.compile(r'^Bearer realm="naipes"(, error="(?P<error>[a-z_]+)"(, error_description="[^"]*")?)?'
-                       r'(, scope="[a-z ]+")?$')
+CHALLENGE = re.compile(
+    r'^Bearer realm="naipes"(, error="(?P<error>[a-z_]+)"(, error_description="[^"]*")?)?'
+    r'(, scope="[a-z ]+")?$'
+)
 MISSING_GAME = "0123456789abcdef"
 MISSING_TOURNAMENT = "t-0123456789abcdef"
 
@@ -70,8 +73,12 @@ def body_routes(app) -> list[tuple[str, str]]:
 
 
 def concrete(rule: str, game_id: str) -> str:
-    return (rule.replace("<game_id:game_id>", game_id).replace("<tournament_id:tournament_id>", MISSING_TOURNAMENT)
-            .replace("<webhook_id>", "wh_0").replace("<key_id>", "key_000000000000"))
+    return (
+        rule.replace("<game_id:game_id>", game_id)
+        .replace("<tournament_id:tournament_id>", MISSING_TOURNAMENT)
+        .replace("<webhook_id>", "wh_0")
+        .replace("<key_id>", "key_000000000000")
+    )
 
 
 def test_a_bad_credential_is_told_before_a_bad_body(app, client, integrator):
@@ -90,9 +97,13 @@ def test_a_bad_credential_is_told_before_a_bad_body(app, client, integrator):
 
 def test_a_bad_credential_is_told_before_a_bad_query(client, integrator):
     g = create(client, integrator)
-    for path in (f"/games/{g['id']}/events?after=-1&limit=0", f"/games/{g['id']}/replay?version=0&as=nobody",
-                 f"/tournaments/{MISSING_TOURNAMENT}/events?after=-5", "/tournaments?limit=0",
-                 "/webhooks/wh_0/deliveries?limit=-1"):
+    for path in (
+        f"/games/{g['id']}/events?after=-1&limit=0",
+        f"/games/{g['id']}/replay?version=0&as=nobody",
+        f"/tournaments/{MISSING_TOURNAMENT}/events?after=-5",
+        "/tournaments?limit=0",
+        "/webhooks/wh_0/deliveries?limit=-1",
+    ):
         r = client.get(path, headers=bearer("st_not_a_token"))
         assert r.status_code == 401, (path, r.status_code, r.get_json())
         assert challenge(r) == "invalid_token"
@@ -105,18 +116,22 @@ def test_a_move_without_a_token_is_401_and_with_a_key_403(client, integrator):
         body = problem(r, 401)
         assert kind(body) == "unauthorized" and "seat" in body["detail"]
         assert challenge(r) is None  # no credential sent: a bare challenge (RFC 6750, 3.1)
-    for r in (client.post(f"/games/{g['id']}/moves", json=move, headers=integrator),
-              client.get(f"/games/{g['id']}/legal-moves", headers=integrator)):
+    for r in (
+        client.post(f"/games/{g['id']}/moves", json=move, headers=integrator),
+        client.get(f"/games/{g['id']}/legal-moves", headers=integrator),
+    ):
         assert kind(problem(r, 403)) == "seat-required"
 
 
 def test_a_seat_token_on_a_game_that_does_not_exist_is_404(client, integrator):
     g = create(client, integrator)
     seat = bearer(tokens(g)[0])
-    for r in (client.post(f"/games/{MISSING_GAME}/moves", json={"type": "pass"}, headers=seat),
-              client.get(f"/games/{MISSING_GAME}/legal-moves", headers=seat),
-              client.get(f"/games/{MISSING_GAME}", headers=seat),
-              client.get(f"/games/{MISSING_GAME}/events", headers=seat)):
+    for r in (
+        client.post(f"/games/{MISSING_GAME}/moves", json={"type": "pass"}, headers=seat),
+        client.get(f"/games/{MISSING_GAME}/legal-moves", headers=seat),
+        client.get(f"/games/{MISSING_GAME}", headers=seat),
+        client.get(f"/games/{MISSING_GAME}/events", headers=seat),
+    ):
         assert kind(problem(r, 404)) == "game-not-found"
     # the same token on another game that exists is still refused as a credential
     other = create(client, integrator)
@@ -135,8 +150,11 @@ def test_every_401_carries_a_bearer_challenge(client, integrator):
         "a revoked key": (bearer(made["key"]), "invalid_token"),
     }
     for name, (headers, error) in cases.items():
-        for r in (client.post("/games", json={"game": "dalmuti", "players": ["a", "b", "c", "d"]}, headers=headers),
-                  client.get("/keys", headers=headers), client.post("/tournaments", json={}, headers=headers)):
+        for r in (
+            client.post("/games", json={"game": "dalmuti", "players": ["a", "b", "c", "d"]}, headers=headers),
+            client.get("/keys", headers=headers),
+            client.post("/tournaments", json={}, headers=headers),
+        ):
             problem(r, 401)
             assert challenge(r) == error, (name, r.headers.get("WWW-Authenticate"))
 
@@ -154,9 +172,11 @@ def test_a_missing_scope_says_insufficient_scope(client, integrator):
 def test_a_revoked_key_is_told_it_was_revoked_before_its_body_is_read(client, integrator):
     made = client.post("/keys", json={"name": "old", "scopes": ["games", "admin"]}, headers=integrator).get_json()
     assert client.delete(f"/keys/{made['id']}", headers=integrator).status_code == 200
-    for r in (client.post("/games", json={"players": 3}, headers=bearer(made["key"])),
-              client.post("/games", data="{not json", headers={**bearer(made["key"]), "Content-Type": "text/plain"}),
-              client.get("/keys", headers=bearer(made["key"]))):
+    for r in (
+        client.post("/games", json={"players": 3}, headers=bearer(made["key"])),
+        client.post("/games", data="{not json", headers={**bearer(made["key"]), "Content-Type": "text/plain"}),
+        client.get("/keys", headers=bearer(made["key"])),
+    ):
         body = problem(r, 401)
         assert kind(body) == "key-revoked" and "revoked" in body["detail"] and body["key_id"] == made["id"]
         assert challenge(r) == "invalid_token"
@@ -170,8 +190,11 @@ def test_a_json_body_without_its_content_type_is_415(client, integrator, content
     g = create(client, integrator)
     seat = bearer(tokens(g)[0])
     move = client.get(f"/games/{g['id']}/legal-moves", headers=seat).get_json()["moves"][0]
-    sent = [("/games", {"game": "dalmuti", "players": ["a", "b", "c", "d"]}, integrator),
-            (f"/games/{g['id']}/moves", move, seat), ("/keys", {"name": "k", "scopes": ["games"]}, integrator)]
+    sent = [
+        ("/games", {"game": "dalmuti", "players": ["a", "b", "c", "d"]}, integrator),
+        (f"/games/{g['id']}/moves", move, seat),
+        ("/keys", {"name": "k", "scopes": ["games"]}, integrator),
+    ]
     for path, body, headers in sent:
         extra = {"Content-Type": content_type} if content_type else {}
         r = client.post(path, data=json.dumps(body), headers={**headers, **extra})
@@ -188,8 +211,12 @@ def test_a_json_body_without_its_content_type_is_415(client, integrator, content
 # ------------------------------------------------------------------ 7: wrong phase, not your turn
 
 # a move of another phase than the one each game starts in (docs/rules/<game>.md)
-OTHER_PHASE = {"dalmuti": {"type": "play", "cards": [12]}, "cego": {"type": "discard", "cards": []},
-               "muerte": {"type": "give_back", "card": "O2"}, "onion": {"type": "stand"}}
+OTHER_PHASE = {
+    "dalmuti": {"type": "play", "cards": [12]},
+    "cego": {"type": "discard", "cards": []},
+    "muerte": {"type": "give_back", "card": "O2"},
+    "onion": {"type": "stand"},
+}
 PLAYERS = {"dalmuti": 4, "cego": 4, "muerte": 6, "onion": 4}
 
 
@@ -217,9 +244,14 @@ def test_a_seat_to_act_posting_a_move_of_another_phase_is_told_wrong_phase(clien
 
 def _tournament_rules() -> set[str]:
     tree = ast.parse((ROOT / "domain" / "tournament.py").read_text())
-    return {node.args[0].value for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "TournamentError"
-            and node.args and isinstance(node.args[0], ast.Constant)}
+    return {
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", None) == "TournamentError"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+    }
 
 
 def raised_kinds() -> set[str]:
@@ -237,12 +269,14 @@ def raised_kinds() -> set[str]:
     unread = []
     for path in sorted((ROOT / "service").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            if not (isinstance(node, ast.Call)
-                    and getattr(node.func, "id", getattr(node.func, "attr", None)) in ("ProblemError",
-                                                                                         "problem_response")):
+            if not (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", getattr(node.func, "attr", None)) in ("ProblemError", "problem_response")
+            ):
                 continue
-            arg = node.args[3] if len(node.args) > 3 else next((k.value for k in node.keywords if k.arg == "kind"),
-                                                                None)
+            arg = (
+                node.args[3] if len(node.args) > 3 else next((k.value for k in node.keywords if k.arg == "kind"), None)
+            )
             if arg is None:
                 unread.append(f"{path.name}:{node.lineno} (no kind)")
             elif isinstance(arg, ast.Constant):
@@ -261,8 +295,9 @@ def test_every_problem_kind_raised_is_listed_with_its_meaning_in_the_contract(ap
     raised = raised_kinds()
     assert {"not-your-turn", "wrong-phase", "illegal-move", "unauthorized", "key-revoked"} <= raised
     assert not raised - set(PROBLEM_TYPES), f"kinds raised but not listed: {sorted(raised - set(PROBLEM_TYPES))}"
-    assert not set(PROBLEM_TYPES) - raised - {"error"}, \
+    assert not set(PROBLEM_TYPES) - raised - {"error"}, (
         f"kinds listed that nothing raises: {sorted(set(PROBLEM_TYPES) - raised)}"
+    )
     spec = app.extensions["naipes_api"].spec.to_dict()
     field = spec["components"]["schemas"]["Problem"]["properties"]["type"]
     assert sorted(field["enum"]) == sorted(PREFIX + k for k in PROBLEM_TYPES)
@@ -276,11 +311,15 @@ def test_the_problems_answered_use_the_listed_types(client, integrator):
     from service.core.problems import PREFIX, PROBLEM_TYPES
 
     g = create(client, integrator)
-    for r in (client.get("/nowhere"), client.delete("/games"), client.get(f"/games/{MISSING_GAME}"),
-              client.post("/games", json={"game": "chess", "players": ["a"]}, headers=integrator),
-              client.post(f"/games/{g['id']}/moves", json={"type": "fly"}, headers=bearer(tokens(g)[0]))):
+    for r in (
+        client.get("/nowhere"),
+        client.delete("/games"),
+        client.get(f"/games/{MISSING_GAME}"),
+        client.post("/games", json={"game": "chess", "players": ["a"]}, headers=integrator),
+        client.post(f"/games/{g['id']}/moves", json={"type": "fly"}, headers=bearer(tokens(g)[0])),
+    ):
         body = r.get_json()
-        assert body["type"].startswith(PREFIX) and body["type"][len(PREFIX):] in PROBLEM_TYPES, body
+        assert body["type"].startswith(PREFIX) and body["type"][len(PREFIX) :] in PROBLEM_TYPES, body
 
 
 # ------------------------------------------------------------------ 8: creation constraints
@@ -289,8 +328,12 @@ def test_the_problems_answered_use_the_listed_types(client, integrator):
 def test_an_unknown_option_names_the_games_options(client, integrator):
     for t in client.get("/game-types").get_json():
         players = [f"p{i}" for i in range(t["min_players"] + t["min_players"] % 2)]
-        body = problem(client.post("/games", json={"game": t["id"], "players": players, "options": {"colour": 1}},
-                                   headers=integrator), 422)
+        body = problem(
+            client.post(
+                "/games", json={"game": t["id"], "players": players, "options": {"colour": 1}}, headers=integrator
+            ),
+            422,
+        )
         assert "colour" in body["detail"] and all(name in body["detail"] for name in t["options"]), body
 
 
@@ -352,8 +395,11 @@ def test_game_types_state_every_creation_constraint_and_the_service_refuses_exac
                     break
             else:
                 raise AssertionError(f"{t['id']}: no creation breaks only {c['id']}")
-            r = client.post("/games", json={"game": t["id"], "players": [f"p{i}" for i in range(count)],
-                                            "options": options}, headers=integrator)
+            r = client.post(
+                "/games",
+                json={"game": t["id"], "players": [f"p{i}" for i in range(count)], "options": options},
+                headers=integrator,
+            )
             body = problem(r, 422)
             assert _named(body, c), (t["id"], c["id"], count, options, body)
         # creations keeping every constraint start
@@ -362,8 +408,11 @@ def test_game_types_state_every_creation_constraint_and_the_service_refuses_exac
             count, options = _candidate(rnd, t)
             if not all(_holds(c, _creation(t, count, options)) for c in constraints):
                 continue
-            r = client.post("/games", json={"game": t["id"], "players": [f"p{i}" for i in range(count)],
-                                            "options": options}, headers=integrator)
+            r = client.post(
+                "/games",
+                json={"game": t["id"], "players": [f"p{i}" for i in range(count)], "options": options},
+                headers=integrator,
+            )
             assert r.status_code == 201, (t["id"], count, options, r.get_json())
             kept += 1
             created += 1
@@ -373,14 +422,13 @@ def test_game_types_state_every_creation_constraint_and_the_service_refuses_exac
 def test_the_constraints_in_the_domain_cite_what_start_refuses():
     """Muerte's constraints are the seed's: "El número de jugadores ha de ser par. Con la baraja española
     clásica de 40 cartas, podrán participar de 6 a 12 jugadores." (seed 001, 2.1)."""
-    from service.core.naipes import Naipes
 
-    muerte = next(t for t in Naipes.game_types() if t["id"] == "muerte")
+    muerte = next(t for t in catalogue.game_types() if t["id"] == "muerte")
     by_id = {c["id"]: c for c in muerte["constraints"]}
     assert not _holds(by_id["odd-player-count"], {"player_count": 7, "options": {"deck": "spanish48"}})
     assert not _holds(by_id["deck-too-small"], {"player_count": 14, "options": {"deck": "spanish40"}})
     assert _holds(by_id["deck-too-small"], {"player_count": 14, "options": {"deck": "spanish48"}})
-    dalmuti = next(t for t in Naipes.game_types() if t["id"] == "dalmuti")
+    dalmuti = next(t for t in catalogue.game_types() if t["id"] == "dalmuti")
     needs = next(c for c in dalmuti["constraints"] if c["on"] == ["options"])
     assert not _holds(needs, _creation(dalmuti, 4, {"scoring": False, "philanthropic_scoring": True}))
     assert _holds(needs, _creation(dalmuti, 4, {"philanthropic_scoring": True}))

@@ -30,7 +30,7 @@ def test_every_intermediate_state_answers_every_viewer(game):
         n = _players(module, rng)
         options = dict(SHORT[game])
         if game == "onion" and rng.random() < 0.5:  # the modifiers' Showdown too
-            options.update({name: True for name in getattr(module, "MODIFIERS", ())})
+            options.update(dict.fromkeys(getattr(module, "MODIFIERS", ()), True))
         state = module.initial_state([f"p{i}" for i in range(n)], options)
         pending = module.decide(state, {"type": "start", "seat": None, "seed": rng.getrandbits(63)})
         for _move in range(20000):

@@ -18,7 +18,7 @@ from domain import registry
 from domain import table as tables
 from events.envelope import dumps, loads
 from events.store import key
-from service.core.naipes import Viewer
+from service.core.identity import Viewer
 
 from .conftest import bearer
 from .helpers import tokens
@@ -73,7 +73,7 @@ def test_fifty_games_through_http(game, app, service, redis_client, integrator):
         for _step in range(100_000):
             view = client.get(f"/games/{gid}").get_json()
             snapshots[view["version"]] = loads(redis_client.get(key(gid, "snap")))
-            hands = service.table(gid)["state"]["hands"]
+            hands = service.tables.table(gid)["state"]["hands"]
             check_no_hidden_hand(view, None, hands)
             if view["finished"]:
                 break
@@ -85,13 +85,14 @@ def test_fifty_games_through_http(game, app, service, redis_client, integrator):
             r = client.post(f"/games/{gid}/moves", json=rng.choice(moves), headers=bearer(toks[seat]))
             assert r.status_code == 201, r.get_json()
             for e in r.get_json()["events"]:
-                assert set((e.get("private") or {})) <= {str(seat)}
+                assert set(e.get("private") or {}) <= {str(seat)}
         assert view["finished"]
         for seat in [None, *toks]:
-            events = client.get(f"/games/{gid}/events",
-                                headers=bearer(toks[seat]) if seat is not None else {}).get_json()["events"]
+            events = client.get(
+                f"/games/{gid}/events", headers=bearer(toks[seat]) if seat is not None else {}
+            ).get_json()["events"]
             for e in events:
-                assert set((e.get("private") or {})) <= ({str(seat)} if seat is not None else set())
+                assert set(e.get("private") or {}) <= ({str(seat)} if seat is not None else set())
         audit = client.get(f"/games/{gid}/audit", headers=integrator).get_json()
         assert audit["chain"]["ok"]
         table = None
@@ -101,4 +102,6 @@ def test_fifty_games_through_http(game, app, service, redis_client, integrator):
                 assert snapshots[env["version"]] == loads(dumps(table))
         last = audit["version"]
         replay = client.get(f"/games/{gid}/replay?version={last}", headers=integrator).get_json()
-        assert replay == service.state_view(gid, Viewer("integrator", scopes=frozenset({"games", "review"})), table)
+        assert replay == service.reads.state_view(
+            gid, Viewer("integrator", scopes=frozenset({"games", "review"})), table
+        )

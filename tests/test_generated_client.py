@@ -38,9 +38,23 @@ def naipes_client(tmp_path_factory):
     config = out / "config.yaml"
     config.write_text("post_hooks: []\nproject_name_override: naipes_client\npackage_name_override: naipes_client\n")
     generator = Path(sys.executable).with_name("openapi-python-client")
-    proc = subprocess.run([str(generator), "generate", "--path", str(SPEC_PATH), "--config", str(config),
-                           "--meta", "none", "--output-path", str(out / "naipes_client")],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            str(generator),
+            "generate",
+            "--path",
+            str(SPEC_PATH),
+            "--config",
+            str(config),
+            "--meta",
+            "none",
+            "--output-path",
+            str(out / "naipes_client"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     sys.path.insert(0, str(out))
     try:
@@ -84,8 +98,9 @@ def play_with_client(nc, base: str, game: str, players: list[str], options: dict
         assert isinstance(legal, models.LegalMoves), legal
         assert legal.moves, f"seat {seat} must act but has no legal move"
         chosen = rng.choice(legal.moves).to_dict()
-        result = _api("post_move").sync(gid, client=seats[seat], body=models.Move.from_dict(chosen),
-                                        if_match=f'"{view.version}"')
+        result = _api("post_move").sync(
+            gid, client=seats[seat], body=models.Move.from_dict(chosen), if_match=f'"{view.version}"'
+        )
         assert isinstance(result, models.MoveResult), (chosen, result)
         assert result.version > view.version
         moves_made += 1
@@ -122,8 +137,7 @@ def test_generated_client_plays_a_complete_game(naipes_client, live_server, game
 def test_generated_client_reads_health_and_lists_games(naipes_client, live_server):
     health = _api("get_health").sync(client=naipes_client.Client(base_url=live_server.url))
     assert health.redis is True and isinstance(health.workers, int)
-    listed = _api("list_games").sync(client=naipes_client.AuthenticatedClient(base_url=live_server.url,
-                                                                              token=API_KEY))
+    listed = _api("list_games").sync(client=naipes_client.AuthenticatedClient(base_url=live_server.url, token=API_KEY))
     assert listed.total >= 0
 
 
@@ -150,8 +164,12 @@ def _resolve(schema: dict) -> dict:
 
 
 def test_every_operation_has_an_example_request_that_fits_its_schema():
-    ops = [(path, method, op) for path, item in SPEC["paths"].items() for method, op in item.items()
-           if method in ("get", "post", "put", "patch", "delete")]
+    ops = [
+        (path, method, op)
+        for path, item in SPEC["paths"].items()
+        for method, op in item.items()
+        if method in ("get", "post", "put", "patch", "delete")
+    ]
     assert ops
     for path, method, op in ops:
         samples = op.get("x-codeSamples") or []

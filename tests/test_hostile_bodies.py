@@ -43,19 +43,20 @@ def variants(move: dict, seat_view: dict, full_view: dict):
         ("type not a string", {**move, "type": 7}, "type"),
         ("unknown type", {**move, "type": "teleport"}, "teleport"),
         ("NUL in type", {**move, "type": mtype + "\x00"}, "type"),
-        ("unicode type", {**move, "type": "jugar\u202e\U0001F0A1"}, "type"),
+        ("unicode type", {**move, "type": "jugar\u202e\U0001f0a1"}, "type"),
         ("system command start", {"type": "start"}, "start"),
         ("extra field", {**move, "extra": 1}, "extra"),
-        ("extra field with NUL and unicode", {**move, "pl\x00yer\u00f1": "\U0001F0A1"}, "pl"),
-        ("seat smuggled in", {**move, "seat": (seat_view["viewer"]["seat"] + 1) % len(seat_view["players"])},
-         "seat"),
+        ("extra field with NUL and unicode", {**move, "pl\x00yer\u00f1": "\U0001f0a1"}, "pl"),
+        ("seat smuggled in", {**move, "seat": (seat_view["viewer"]["seat"] + 1) % len(seat_view["players"])}, "seat"),
         ("body is a list", [move], "input"),
         ("body is a string", json.dumps(move), "input"),
         ("huge payload", json.dumps({**move, "pad": "x" * (70 * 1024)}).encode(), "exceeds"),
-        ("deeply nested", ('{"type": "' + mtype + '", "x": ' + "[" * 100_000 + "]" * 100_000 + "}").encode(),
-         None),
-        ("nested in a field", json.dumps({**move, (fields[0] if fields else "x"): "@"}).replace(
-            '"@"', "[" * 500 + "]" * 500).encode(), fields[0] if fields else "x"),
+        ("deeply nested", ('{"type": "' + mtype + '", "x": ' + "[" * 100_000 + "]" * 100_000 + "}").encode(), None),
+        (
+            "nested in a field",
+            json.dumps({**move, (fields[0] if fields else "x"): "@"}).replace('"@"', "[" * 500 + "]" * 500).encode(),
+            fields[0] if fields else "x",
+        ),
         ("broken JSON", ('{"type": "' + mtype + '", ').encode(), "JSON"),
     ]
     for f in fields:
@@ -69,8 +70,9 @@ def variants(move: dict, seat_view: dict, full_view: dict):
             sample = value[0] if isinstance(value, list) and value else value
             if isinstance(value, list):
                 if sample is not None:
-                    out.append((f"{f} with an unknown card", {**move, f: [9999 if isinstance(sample, int) else "ZZ9"]},
-                                None))
+                    out.append(
+                        (f"{f} with an unknown card", {**move, f: [9999 if isinstance(sample, int) else "ZZ9"]}, None)
+                    )
                     out.append((f"{f} with more copies than held", {**move, f: [sample] * 40}, None))
             else:
                 out.append((f"{f} unknown", {**move, f: 9999 if isinstance(value, int) else "ZZ9"}, None))
@@ -100,8 +102,11 @@ def log_head(client, integrator, gid):
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_malformed_moves_get_a_4xx_that_says_why_and_change_nothing(game, client, integrator):
-    created = client.post("/games", headers=integrator, json={
-        "game": game, "players": [f"p{i}" for i in range(GAMES[game])], "options": {}}).get_json()
+    created = client.post(
+        "/games",
+        headers=integrator,
+        json={"game": game, "players": [f"p{i}" for i in range(GAMES[game])], "options": {}},
+    ).get_json()
     gid = created["id"]
     toks = {s["seat"]: s["token"] for s in created["seats"]}
     rng = random.Random(game)

@@ -15,9 +15,9 @@ import json
 
 import pytest
 
+from service.core.errors import ProblemError
 from service.core.keys import KeyStore
 from service.web.app import BadJSON, strict_loads
-from service.core.naipes import ProblemError
 
 from .conftest import API_KEY, bearer
 from .helpers import create, tokens
@@ -26,8 +26,14 @@ PROBLEM = "application/problem+json"
 SURROGATE = "\ud800"  # json.dumps writes it as the escape \ud800, as a hostile client would
 LIMIT = 64 * 1024
 PLAYERS = ["ana", "bea", "carl", "dani"]
-TOURNAMENT = {"name": "open", "game": "dalmuti", "players": PLAYERS, "format": "round_robin",
-              "table_size": {"min": 4}, "options": {"hands": 1}}
+TOURNAMENT = {
+    "name": "open",
+    "game": "dalmuti",
+    "players": PLAYERS,
+    "format": "round_robin",
+    "table_size": {"min": 4},
+    "options": {"hands": 1},
+}
 
 
 def problem(r, status: int, *mentions: str) -> dict:
@@ -52,10 +58,13 @@ def head(client, integrator, gid: str) -> tuple:
 
 def stored(client, integrator, gid: str) -> tuple:
     """The game's log, and how many games, tournaments, keys and webhooks there are."""
-    return (head(client, integrator, gid), client.get("/games", headers=integrator).get_json()["total"],
-            client.get("/tournaments", headers=integrator).get_json()["total"],
-            len(client.get("/keys", headers=integrator).get_json()),
-            len(client.get("/webhooks", headers=integrator).get_json()))
+    return (
+        head(client, integrator, gid),
+        client.get("/games", headers=integrator).get_json()["total"],
+        client.get("/tournaments", headers=integrator).get_json()["total"],
+        len(client.get("/keys", headers=integrator).get_json()),
+        len(client.get("/webhooks", headers=integrator).get_json()),
+    )
 
 
 @pytest.fixture()
@@ -68,19 +77,22 @@ def seat_to_act(client, created) -> tuple[int, dict]:
     return seat, bearer(tokens(created)[seat])
 
 
-@pytest.mark.parametrize(("path", "body", "field"), [
-    ("/games", {"game": "dalmuti", "players": ["ana", SURROGATE, "carl", "dani"]}, "players[1]"),
-    ("/games", {"game": "dalm" + SURROGATE, "players": PLAYERS}, "game"),
-    ("/games", {"game": "dalmuti", "players": PLAYERS, "options": {SURROGATE: 1}}, "options"),
-    ("/games/{gid}/notes", {"text": "see " + SURROGATE}, "text"),
-    ("/games/{gid}/freeze", {"reason": SURROGATE + " disconnect"}, "reason"),
-    ("/games/{gid}/adjudications", {"action": "void", "reason": SURROGATE}, "reason"),
-    ("/games/{gid}/players", {"player": "flor" + SURROGATE}, "player"),
-    ("/keys", {"name": "club" + SURROGATE, "scopes": ["games"]}, "name"),
-    ("/tournaments", {**TOURNAMENT, "name": "open" + SURROGATE}, "name"),
-    ("/tournaments", {**TOURNAMENT, "players": PLAYERS[:3] + ["dani" + SURROGATE]}, "players[3]"),
-    ("/webhooks", {"url": "https://example.org/" + SURROGATE}, "url"),
-])
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/games", {"game": "dalmuti", "players": ["ana", SURROGATE, "carl", "dani"]}, "players[1]"),
+        ("/games", {"game": "dalm" + SURROGATE, "players": PLAYERS}, "game"),
+        ("/games", {"game": "dalmuti", "players": PLAYERS, "options": {SURROGATE: 1}}, "options"),
+        ("/games/{gid}/notes", {"text": "see " + SURROGATE}, "text"),
+        ("/games/{gid}/freeze", {"reason": SURROGATE + " disconnect"}, "reason"),
+        ("/games/{gid}/adjudications", {"action": "void", "reason": SURROGATE}, "reason"),
+        ("/games/{gid}/players", {"player": "flor" + SURROGATE}, "player"),
+        ("/keys", {"name": "club" + SURROGATE, "scopes": ["games"]}, "name"),
+        ("/tournaments", {**TOURNAMENT, "name": "open" + SURROGATE}, "name"),
+        ("/tournaments", {**TOURNAMENT, "players": PLAYERS[:3] + ["dani" + SURROGATE]}, "players[3]"),
+        ("/webhooks", {"url": "https://example.org/" + SURROGATE}, "url"),
+    ],
+)
 def test_a_lone_surrogate_anywhere_in_a_body_is_a_400_naming_the_field(client, integrator, game, path, body, field):
     gid = game["id"]
     before = stored(client, integrator, gid)
@@ -95,7 +107,7 @@ def test_an_escaped_surrogate_pair_is_text_but_either_half_alone_is_a_400(client
     body = '{"game": "dalmuti", "players": ["%s", "b", "c", "d"]}'
     r = post_raw(client, "/games", body % "\\ud83c\\udca1", integrator)
     assert r.status_code == 201, r.get_json()
-    assert r.get_json()["seats"][0]["player"] == "\U0001F0A1"
+    assert r.get_json()["seats"][0]["player"] == "\U0001f0a1"
     for half in ("\\ud83c", "\\udca1", "\\udca1\\ud83c"):
         problem(post_raw(client, "/games", body % half, integrator), 400, "players[0]", "surrogate")
 
@@ -104,8 +116,12 @@ def test_an_escaped_surrogate_pair_is_text_but_either_half_alone_is_a_400(client
 def test_an_integer_beyond_64_bits_in_a_move_with_an_idempotency_key_is_a_400(client, integrator, game, number):
     _, auth = seat_to_act(client, game)
     before = head(client, integrator, game["id"])
-    r = post_raw(client, f"/games/{game['id']}/moves", f'{{"type": "play", "cards": [{number}]}}',
-                 {**auth, "Idempotency-Key": "retry-1"})
+    r = post_raw(
+        client,
+        f"/games/{game['id']}/moves",
+        f'{{"type": "play", "cards": [{number}]}}',
+        {**auth, "Idempotency-Key": "retry-1"},
+    )
     problem(r, 400, "cards[0]", "64-bit")
     assert head(client, integrator, game["id"]) == before
     # the same key still works for a sound move afterwards: nothing was remembered for it
@@ -115,15 +131,23 @@ def test_an_integer_beyond_64_bits_in_a_move_with_an_idempotency_key_is_a_400(cl
     # the largest 64-bit integers are numbers like any other: the rules answer them
     _, auth = seat_to_act(client, game)
     for edge in (2**63 - 1, -(2**63)):
-        r = post_raw(client, f"/games/{game['id']}/moves", f'{{"type": "play", "cards": [{edge}]}}',
-                     {**auth, "Idempotency-Key": f"edge-{edge}"})
+        r = post_raw(
+            client,
+            f"/games/{game['id']}/moves",
+            f'{{"type": "play", "cards": [{edge}]}}',
+            {**auth, "Idempotency-Key": f"edge-{edge}"},
+        )
         assert r.status_code in (409, 422) and r.mimetype == PROBLEM, r.get_json()
 
 
 @pytest.mark.parametrize("raw", ["1e400", "-1e400", "NaN", "Infinity", "-Infinity"])
 def test_a_non_finite_number_is_a_400(client, integrator, game, raw):
-    r = post_raw(client, f"/games/{game['id']}/adjudications",
-                 f'{{"action": "award", "reason": "r", "scores": [{raw}, 0, 0, 0]}}', integrator)
+    r = post_raw(
+        client,
+        f"/games/{game['id']}/adjudications",
+        f'{{"action": "award", "reason": "r", "scores": [{raw}, 0, 0, 0]}}',
+        integrator,
+    )
     problem(r, 400, "scores[0]", "finite")
 
 
@@ -148,30 +172,49 @@ def test_if_match_takes_only_ascii_digits_of_sane_length(client, integrator, gam
 @pytest.mark.parametrize(("hand", "status"), [(10**30, 400), (2**63 - 1, 422), (10**9, 422), (-1, 422)])
 def test_an_adjudicated_hand_is_within_what_a_game_can_have(client, integrator, game, hand, status):
     before = head(client, integrator, game["id"])
-    r = post_raw(client, f"/games/{game['id']}/adjudications",
-                 f'{{"action": "void", "reason": "clock fault", "hand": {hand}}}', integrator)
+    r = post_raw(
+        client,
+        f"/games/{game['id']}/adjudications",
+        f'{{"action": "void", "reason": "clock fault", "hand": {hand}}}',
+        integrator,
+    )
     problem(r, status, "hand", *(["64-bit"] if status == 400 else []))
     assert head(client, integrator, game["id"]) == before
-    r = client.post(f"/games/{game['id']}/adjudications", json={"action": "void", "reason": "r", "hand": 3},
-                    headers=integrator)
+    r = client.post(
+        f"/games/{game['id']}/adjudications", json={"action": "void", "reason": "r", "hand": 3}, headers=integrator
+    )
     assert r.status_code == 201, r.get_json()
 
 
 def test_scores_stay_finite_through_awards_and_corrections(client, integrator, game):
     gid = game["id"]
-    for body in ({"action": "award", "reason": "r", "scores": [1e308, 0, 0, 0]},
-                 {"action": "award", "reason": "r", "scores": [-1e13, 0, 0, 0]}):
+    for body in (
+        {"action": "award", "reason": "r", "scores": [1e308, 0, 0, 0]},
+        {"action": "award", "reason": "r", "scores": [-1e13, 0, 0, 0]},
+    ):
         problem(client.post(f"/games/{gid}/adjudications", json=body, headers=integrator), 422, "scores")
-    r = client.post(f"/games/{gid}/adjudications", json={"action": "award", "reason": "r", "scores": [1e12, 0, 0, 0]},
-                    headers=integrator)
+    r = client.post(
+        f"/games/{gid}/adjudications",
+        json={"action": "award", "reason": "r", "scores": [1e12, 0, 0, 0]},
+        headers=integrator,
+    )
     assert r.status_code == 201, r.get_json()
     before = head(client, integrator, gid)
-    problem(client.post(f"/games/{gid}/adjudications",
-                        json={"action": "correct_score", "reason": "r", "deltas": [1e308, 0, 0, 0]},
-                        headers=integrator), 422, "deltas")
+    problem(
+        client.post(
+            f"/games/{gid}/adjudications",
+            json={"action": "correct_score", "reason": "r", "deltas": [1e308, 0, 0, 0]},
+            headers=integrator,
+        ),
+        422,
+        "deltas",
+    )
     assert head(client, integrator, gid) == before
-    r = client.post(f"/games/{gid}/adjudications",
-                    json={"action": "correct_score", "reason": "r", "deltas": [1e12, -5, 0, 0]}, headers=integrator)
+    r = client.post(
+        f"/games/{gid}/adjudications",
+        json={"action": "correct_score", "reason": "r", "deltas": [1e12, -5, 0, 0]},
+        headers=integrator,
+    )
     assert r.status_code == 201, r.get_json()
     view = client.get(f"/games/{gid}", headers=integrator)
     assert view.status_code == 200 and view.get_json()["result"]["scores"][:2] == [2e12, -5]
@@ -180,13 +223,14 @@ def test_scores_stay_finite_through_awards_and_corrections(client, integrator, g
 def test_the_application_keeps_corrected_scores_finite(client, integrator, service, game):
     """Past the HTTP schema too (a CLI or worker calling the application): a correction that would make
     a score infinite is refused, and nothing is appended."""
-    reviewer = service.require(API_KEY, "review")
+    reviewer = service.identity.require(API_KEY, "review")
     gid = game["id"]
-    service.review(gid, reviewer, "adjudicate", {"action": "award", "reason": "r", "scores": [1e308, 0, 0, 0]})
+    service.records.review(gid, reviewer, "adjudicate", {"action": "award", "reason": "r", "scores": [1e308, 0, 0, 0]})
     before = head(client, integrator, gid)
     with pytest.raises(ProblemError) as caught:
-        service.review(gid, reviewer, "adjudicate",
-                       {"action": "correct_score", "reason": "r", "deltas": [1e308, 0, 0, 0]})
+        service.records.review(
+            gid, reviewer, "adjudicate", {"action": "correct_score", "reason": "r", "deltas": [1e308, 0, 0, 0]}
+        )
     assert caught.value.status == 422 and "finite" in caught.value.detail
     assert head(client, integrator, gid) == before
 
@@ -194,9 +238,12 @@ def test_the_application_keeps_corrected_scores_finite(client, integrator, servi
 def chunked(client, path: str, body: bytes, headers: dict):
     """A body without Content-Length, as gunicorn hands over a Transfer-Encoding: chunked one: a stream
     the server has de-chunked and terminated (wsgi.input_terminated)."""
-    return client.post(path, input_stream=io.BytesIO(body),
-                       headers={**headers, "Content-Type": "application/json", "Transfer-Encoding": "chunked"},
-                       environ_overrides={"wsgi.input_terminated": True})
+    return client.post(
+        path,
+        input_stream=io.BytesIO(body),
+        headers={**headers, "Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+        environ_overrides={"wsgi.input_terminated": True},
+    )
 
 
 def game_body(size: int) -> bytes:
@@ -241,17 +288,20 @@ def test_a_key_name_is_printable(client, integrator, redis_client, name):
     assert client.get("/keys", headers=integrator).get_json() == keys
 
 
-@pytest.mark.parametrize(("raw", "mentions"), [
-    ('{"a": "\\udc00"}', "a: a string holds a lone surrogate"),
-    ('{"a": [1, {"\\ud800x": 0}]}', "a[1]: a member name holds a lone surrogate"),
-    (f"[{2**64}]", "[0]: the integer is outside the 64-bit range"),
-    ('{"a": {"b": [0, 1e999]}}', "a.b[1]: the number is too large"),
-    ('{"a": NaN}', "a: NaN is not JSON"),
-    ("-Infinity", "the body: -Infinity is not JSON"),
-    (b'{"a": "\xff"}', "UTF-8"),
-    ('{"a": ', "not valid JSON"),
-    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
-])
+@pytest.mark.parametrize(
+    ("raw", "mentions"),
+    [
+        ('{"a": "\\udc00"}', "a: a string holds a lone surrogate"),
+        ('{"a": [1, {"\\ud800x": 0}]}', "a[1]: a member name holds a lone surrogate"),
+        (f"[{2**64}]", "[0]: the integer is outside the 64-bit range"),
+        ('{"a": {"b": [0, 1e999]}}', "a.b[1]: the number is too large"),
+        ('{"a": NaN}', "a: NaN is not JSON"),
+        ("-Infinity", "the body: -Infinity is not JSON"),
+        (b'{"a": "\xff"}', "UTF-8"),
+        ('{"a": ', "not valid JSON"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ],
+)
 def test_the_strict_parser_names_what_it_refuses(raw, mentions):
     with pytest.raises(BadJSON) as caught:
         strict_loads(raw)

@@ -103,8 +103,11 @@ def test_no_response_shows_a_card_the_caller_may_not_see(client, integrator, gam
     rng = random.Random(f"leaks-{game}")
     checked = 0
     for _ in range(GAMES_PER_TYPE):
-        created = client.post("/games", json={"game": game, "players": [f"p{i}" for i in range(PLAYERS[game])],
-                                              "options": SHORT[game]}, headers=integrator).get_json()
+        created = client.post(
+            "/games",
+            json={"game": game, "players": [f"p{i}" for i in range(PLAYERS[game])], "options": SHORT[game]},
+            headers=integrator,
+        ).get_json()
         gid, toks = created["id"], tokens(created)
         viewers: list[int | None] = [None, *toks]
         live: list[tuple[int, int | None, str, object]] = []  # (version, viewer, what, body)

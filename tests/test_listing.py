@@ -14,9 +14,11 @@ import random
 import pytest
 from click.testing import CliRunner
 
-from service.core import timers
-from service.core.naipes import DUE, INDEX_INFO, LISTED_BY, Naipes
 from service.cli import main as cli
+from service.core import timers
+from service.core.listing import DUE, INDEX_INFO, LISTED_BY
+from service.core.naipes import Naipes
+from service.core.tables import Tables
 
 from .conftest import bearer
 from .helpers import create, play_http, tokens
@@ -55,12 +57,15 @@ def test_the_listing_shows_each_game_current_version_and_time(client, integrator
     assert row["created_at"] == created["created_at"]
 
     # the operator's command shows the same
-    out = CliRunner().invoke(cli, ["games", "list", "--game", "cego", "--status", "active", "--json"],
-                             env={"REDIS_URL": redis_url})
+    out = CliRunner().invoke(
+        cli, ["games", "list", "--game", "cego", "--status", "active", "--json"], env={"REDIS_URL": redis_url}
+    )
     assert out.exit_code == 0, out.output
     rows = [json.loads(line) for line in out.output.splitlines() if line.startswith("{")]
-    assert (row_of(rows, g["id"])["version"], row_of(rows, g["id"])["updated_at"]) == (view["version"],
-                                                                                       view["updated_at"])
+    assert (row_of(rows, g["id"])["version"], row_of(rows, g["id"])["updated_at"]) == (
+        view["version"],
+        view["updated_at"],
+    )
 
 
 def output_bytes(service: Naipes) -> int:
@@ -81,11 +86,11 @@ def test_a_page_reads_what_it_shows_whatever_the_store_holds(client, integrator,
     hundreds more of the same filter (reading the whole index grows with every game)."""
     players = ["ana", "bea", "carl"]
     for _ in range(3):
-        service.create_game("cego", players, {"rounds": 1})
+        service.games.create_game("cego", players, {"rounds": 1})
     queries = ["limit=2", "game=cego&limit=2", "status=active&limit=2", "game=cego&status=active&limit=2"]
     small = {q: bytes_of_a_page(client, integrator, service, q) for q in queries}
     for _ in range(250):
-        service.create_game("cego", players, {"rounds": 1})
+        service.games.create_game("cego", players, {"rounds": 1})
     large = {q: bytes_of_a_page(client, integrator, service, q) for q in queries}
     for q in queries:
         assert abs(large[q] - small[q]) < 400, (q, small[q], large[q])  # 250 summaries are 50 KB and more
@@ -93,7 +98,7 @@ def test_a_page_reads_what_it_shows_whatever_the_store_holds(client, integrator,
 
 def test_cursor_pages_give_every_game_once_newest_first(client, integrator, service):
     players = ["ana", "bea", "carl", "dani"]
-    made = [service.create_game("onion", players, {"rounds": 2})["id"] for _ in range(7)]
+    made = [service.games.create_game("onion", players, {"rounds": 2})["id"] for _ in range(7)]
     seen: list[str] = []
     cursor = None
     first = None
@@ -104,7 +109,7 @@ def test_cursor_pages_give_every_game_once_newest_first(client, integrator, serv
         seen += [row["id"] for row in page["games"]]
         if cursor is None:
             # a game created after the first page is not shown on the next ones (an offset would shift)
-            newer = service.create_game("onion", players, {"rounds": 2})["id"]
+            newer = service.games.create_game("onion", players, {"rounds": 2})["id"]
         cursor = page["next_cursor"]
         if cursor is None:
             break
@@ -116,8 +121,12 @@ def test_cursor_pages_give_every_game_once_newest_first(client, integrator, serv
     # offsets still work without a cursor; cursor and offset together, or a made-up cursor: 422 problems
     by_offset = listed(client, integrator, "game=onion&status=active&limit=2&offset=1")["games"]
     assert [row["id"] for row in by_offset] == [newer, *seen][1:3]
-    for bad in ("cursor=bm90LWEtY3Vyc29y", "cursor=%00%01", "cursor=" + "x" * 300,
-                f"cursor={first['next_cursor']}&offset=2"):
+    for bad in (
+        "cursor=bm90LWEtY3Vyc29y",
+        "cursor=%00%01",
+        "cursor=" + "x" * 300,
+        f"cursor={first['next_cursor']}&offset=2",
+    ):
         r = client.get(f"/games?{bad}", headers=integrator)
         assert r.status_code == 422 and r.mimetype == "application/problem+json", (bad, r.get_json())
 
@@ -137,7 +146,7 @@ def test_a_game_that_finishes_moves_to_the_finished_listing(client, integrator, 
 
 
 def test_a_store_listed_before_the_filter_sets_is_still_listed_whole(client, integrator, service):
-    g = service.create_game("muerte", ["a", "b", "c", "d", "e", "f"], {})
+    g = service.games.create_game("muerte", ["a", "b", "c", "d", "e", "f"], {})
     # as a store written before the sets existed: its summaries only
     for key in service.redis.scan_iter(match=f"{LISTED_BY}:*"):
         service.redis.delete(key)
@@ -158,7 +167,7 @@ def test_a_duplicate_table_is_listed_as_its_view_shows_it(client, integrator, se
     a = t["round_detail"]["tables"][0]
     play_until_deals_done(client, service, a, 1, random.Random(1))
     gid = a["game_id"]
-    head = service.table(gid, fresh=True)["version"]
+    head = service.tables.table(gid, fresh=True)["version"]
     horizon = client.get(f"/games/{gid}", headers=other).get_json()
     assert horizon["embargo"] is not None
     assert row_of(listed(client, owner, "limit=500")["games"], gid)["version"] == head
@@ -169,13 +178,25 @@ def test_a_duplicate_table_is_listed_as_its_view_shows_it(client, integrator, se
 def test_tournaments_are_listed_by_cursor_and_status(client, integrator):
     from .test_tournaments import create_tournament
 
-    made = [create_tournament(client, integrator, name=f"list-{i}", game="cego", options={"rounds": 1},
-                              players=[f"p{j}" for j in range(6)], format="swiss", rounds=1,
-                              table_size={"min": 3, "max": 3})["id"] for i in range(4)]
+    made = [
+        create_tournament(
+            client,
+            integrator,
+            name=f"list-{i}",
+            game="cego",
+            options={"rounds": 1},
+            players=[f"p{j}" for j in range(6)],
+            format="swiss",
+            rounds=1,
+            table_size={"min": 3, "max": 3},
+        )["id"]
+        for i in range(4)
+    ]
     seen, cursor = [], None
     for _ in range(100):
-        r = client.get("/tournaments?status=running&limit=3" + (f"&cursor={cursor}" if cursor else ""),
-                       headers=integrator)
+        r = client.get(
+            "/tournaments?status=running&limit=3" + (f"&cursor={cursor}" if cursor else ""), headers=integrator
+        )
         assert r.status_code == 200, r.get_json()
         page = r.get_json()
         assert all(row["status"] == "running" for row in page["tournaments"])
@@ -191,14 +212,17 @@ def test_tournaments_are_listed_by_cursor_and_status(client, integrator):
 
 # ------------------------------------------------------------------ the reconcile pass
 
+
 def test_the_reconcile_pass_reads_the_games_due_not_every_running_game(service, monkeypatch):
     """Timed games whose deadlines are scheduled are not read by the pass; a move stored
     without its deadlines is found at once, and a deadline whose jobs went missing once
     it is overdue."""
-    scheduled = [service.create_game("cego", ["a", "b", "c"], {"rounds": 1, "turn_seconds": 300 if i == 0 else 600})
-                 ["id"] for i in range(12)]
+    scheduled = [
+        service.games.create_game("cego", ["a", "b", "c"], {"rounds": 1, "turn_seconds": 300 if i == 0 else 600})["id"]
+        for i in range(12)
+    ]
     schedule, service.scheduler = service.scheduler, None  # this one's deadline jobs are never written
-    lost = service.create_game("cego", ["a", "b", "c"], {"rounds": 1, "turn_seconds": 600})["id"]
+    lost = service.games.create_game("cego", ["a", "b", "c"], {"rounds": 1, "turn_seconds": 600})["id"]
     service.scheduler = schedule
 
     read = count_table_reads(monkeypatch)
@@ -209,7 +233,7 @@ def test_the_reconcile_pass_reads_the_games_due_not_every_running_game(service, 
     # the jobs of a scheduled game vanish (with the queues' Redis, say): once its deadline is overdue
     # the pass finds the game and schedules it again
     gid = scheduled[0]
-    table = service.table(gid, fresh=True)
+    table = service.tables.table(gid, fresh=True)
     for _seat, _deadline, job in timers.deadline_jobs(gid, table):
         service.queue_redis.zrem(timers.DEADLINES, job)
     deadline = min(d for _s, d, _j in timers.deadline_jobs(gid, table))
@@ -221,8 +245,9 @@ def test_the_reconcile_pass_reads_the_games_due_not_every_running_game(service, 
 
 
 def test_a_finished_timed_game_leaves_the_due_index(client, integrator, service):
-    g = create(client, integrator, game="cego", players=["ana", "bea", "carl"],
-               options={"rounds": 1, "turn_seconds": 600})
+    g = create(
+        client, integrator, game="cego", players=["ana", "bea", "carl"], options={"rounds": 1, "turn_seconds": 600}
+    )
     assert service.redis.zscore(DUE, g["id"]) is not None
     play_http(client, g, random.Random(2))
     assert service.redis.zscore(DUE, g["id"]) is None
@@ -232,18 +257,18 @@ def test_a_finished_timed_game_leaves_the_due_index(client, integrator, service)
 def test_rearming_at_worker_start_reads_the_running_timed_games_only(service, monkeypatch):
     """What a worker reads when it starts: the running timed games, the same
     with a few untimed games in the store as with hundreds."""
-    untimed = service.create_game("cego", ["a", "b", "c"], {"rounds": 1})["id"]
-    timed = service.create_game("cego", ["a", "b", "c"], {"rounds": 1, "turn_seconds": 600})["id"]
+    untimed = service.games.create_game("cego", ["a", "b", "c"], {"rounds": 1})["id"]
+    timed = service.games.create_game("cego", ["a", "b", "c"], {"rounds": 1, "turn_seconds": 600})["id"]
     read = count_table_reads(monkeypatch)
-    service.rearm_deadlines()
+    service.deadlines.rearm_deadlines()
     before = output_bytes(service)
-    assert service.rearm_deadlines() >= 1
+    assert service.deadlines.rearm_deadlines() >= 1
     small = output_bytes(service) - before
     assert timed in read and untimed not in read
     for _ in range(200):
-        service.create_game("cego", ["a", "b", "c"], {"rounds": 1})
+        service.games.create_game("cego", ["a", "b", "c"], {"rounds": 1})
     before = output_bytes(service)
-    service.rearm_deadlines()
+    service.deadlines.rearm_deadlines()
     large = output_bytes(service) - before
     assert abs(large - small) < 400, (small, large)  # 200 summaries are 40 KB and more
 
@@ -251,11 +276,11 @@ def test_rearming_at_worker_start_reads_the_running_timed_games_only(service, mo
 def count_table_reads(monkeypatch) -> list[str]:
     """The ids of the games whose table the application reads from now on."""
     read: list[str] = []
-    original = Naipes.table
+    original = Tables.table
 
     def counting(self, game_id, **kwargs):
         read.append(game_id)
         return original(self, game_id, **kwargs)
 
-    monkeypatch.setattr(Naipes, "table", counting)
+    monkeypatch.setattr(Tables, "table", counting)
     return read

@@ -8,8 +8,18 @@ from bench.load_faults import run
 
 
 def test_games_survive_killed_workers_and_a_redis_restart():
-    figures = run(games=20, seconds=24, web=2, rq=2, turn=1.5, stall=0.05, fault_every=5.0, tolerance=6.0,
-                  faults=["web", "rq", "redis"], quiet=True)
+    figures = run(
+        games=20,
+        seconds=24,
+        web=2,
+        rq=2,
+        turn=1.5,
+        stall=0.05,
+        fault_every=5.0,
+        tolerance=6.0,
+        faults=["web", "rq", "redis"],
+        quiet=True,
+    )
     assert figures["faults"]["web"] >= 1 and figures["faults"]["rq"] >= 1 and figures["faults"]["redis"] >= 1
     assert figures["games"] == 20 and figures["stuck"] == 0, figures
     assert figures["finished"] + figures["resumable"] == 20, figures

@@ -78,8 +78,14 @@ def check_event(before: dict, ev: dict, after: dict, seen: Counter) -> None:
     t = ev["type"]
     d = ev["data"]
     text = json.dumps({k: v for k, v in d.items() if k != PUBLIC_CARD_FIELDS.get(t)})
-    if t not in ("GameDealt", "IdentitySwapsBegan", "IdentityAssignmentBegan", "IdentityAssigned", "GameEnded",
-                 "MatchEnded"):
+    if t not in (
+        "GameDealt",
+        "IdentitySwapsBegan",
+        "IdentityAssignmentBegan",
+        "IdentityAssigned",
+        "GameEnded",
+        "MatchEnded",
+    ):
         for c in M._all_cards(before["options"]["deck"]):
             assert f'"{c}"' not in text, (t, c)
     if t == "GameDealt":
@@ -114,7 +120,7 @@ def check_event(before: dict, ev: dict, after: dict, seen: Counter) -> None:
             assert len(after["hands"][s]) == len(before["hands"][s])
         if not before["options"]["treason"]:
             assert d["treason_chances"] == []
-        for rec, giver in d["treason_chances"]:
+        for rec, _giver in d["treason_chances"]:
             got = ev["private"][str(rec)]["received"]
             assert M.number(got) == M.number(before["identity"][rec])
     elif t == "Accused":
@@ -173,13 +179,35 @@ class MuerteChecks(Checks):
 
 
 PROFILE = Profile(
-    variants=(Variant(
-        matches=1000, chunks=4, setup=setup, max_moves=10_000,
-        reached=("GameDealt", "ExchangeOffered", "CardsExchanged", "Accused", "CardLost", "TurnBegan", "GameEnded",
-                 "MatchEnded", "king_found", "king_lost", "treason", "TreasonDenounced", "TreasonIgnored",
-                 "IdentitySwapped", "IdentityAssigned", "IdentityAssignmentBegan", "IdentitySwapsBegan",
-                 *(f"players-{n}" for n in SIZES), *M.IDENTITY_MODES),
-    ),),
+    variants=(
+        Variant(
+            matches=1000,
+            chunks=4,
+            setup=setup,
+            max_moves=10_000,
+            reached=(
+                "GameDealt",
+                "ExchangeOffered",
+                "CardsExchanged",
+                "Accused",
+                "CardLost",
+                "TurnBegan",
+                "GameEnded",
+                "MatchEnded",
+                "king_found",
+                "king_lost",
+                "treason",
+                "TreasonDenounced",
+                "TreasonIgnored",
+                "IdentitySwapped",
+                "IdentityAssigned",
+                "IdentityAssignmentBegan",
+                "IdentitySwapsBegan",
+                *(f"players-{n}" for n in SIZES),
+                *M.IDENTITY_MODES,
+            ),
+        ),
+    ),
     cards=cards,
     scramble=scramble,
     checks=MuerteChecks,
@@ -189,6 +217,7 @@ PROFILE = Profile(
 def test_the_muerte_checks_catch_an_accused_hiding_a_card(monkeypatch):
     """Seed 001, 2.3, Acusar: "Éste enseñará todas sus cartas".  A ¡Muerte al rey! whose accused
     player shows only its first card fails the game's checks."""
+
     def change(state: dict, ev: dict) -> None:
         if ev["type"] == "Accused" and len(ev["data"]["cards"]) == 2:
             ev["data"]["cards"] = ev["data"]["cards"][:1]

@@ -48,12 +48,25 @@ def dealt(hands: list[list[str]], identity=None, game_no: int = 1, **opts) -> di
     """A state right after a crafted deal (folded from a GameDealt event)."""
     identity = list(IDENT6 if identity is None else identity)
     st = dict(new(len(identity), **opts), game_no=game_no - 1)
-    teams = None if st["options"]["identity_mode"] == "random" else [
-        "espadas" if c[0] == "E" else "bastos" for c in identity]
-    return M.evolve(st, event("GameDealt", {"game": game_no, "identity": identity,
-                                            "order": M.turn_order(identity), "sizes": [2] * len(identity),
-                                            "teams_fixed": teams},
-                              {s: {"hand": h} for s, h in enumerate(hands)}))
+    teams = (
+        None
+        if st["options"]["identity_mode"] == "random"
+        else ["espadas" if c[0] == "E" else "bastos" for c in identity]
+    )
+    return M.evolve(
+        st,
+        event(
+            "GameDealt",
+            {
+                "game": game_no,
+                "identity": identity,
+                "order": M.turn_order(identity),
+                "sizes": [2] * len(identity),
+                "teams_fixed": teams,
+            },
+            {s: {"hand": h} for s, h in enumerate(hands)},
+        ),
+    )
 
 
 # a standard deal for six: espadas seats 0, 2, 4 hold oros (king O12 with seat 4), bastos copas (C12 with seat 5)
@@ -138,17 +151,21 @@ def test_team_decks_for_three_companions():
 def test_team_decks_for_six_companions():
     """Seed 001, 2.1.2 (example for 6): oros 1-6, king, sota and caballo; then 7, sota and caballo of espadas."""
     assert sorted(M.team_deck("espadas", 6)) == sorted(
-        ["O1", "O2", "O3", "O4", "O5", "O6", "O12", "O10", "O11", "E7", "E10", "E11"])
+        ["O1", "O2", "O3", "O4", "O5", "O6", "O12", "O10", "O11", "E7", "E10", "E11"]
+    )
     assert sorted(M.team_deck("bastos", 6)) == sorted(
-        ["C1", "C2", "C3", "C4", "C5", "C6", "C12", "C10", "C11", "B7", "B10", "B11"])
+        ["C1", "C2", "C3", "C4", "C5", "C6", "C12", "C10", "C11", "B7", "B10", "B11"]
+    )
 
 
 def test_team_decks_for_eight_companions_48_cards():
     """Seed 001, 2.1.2 extended (reading): with 48 cards and 8 companions every card above 8 is a filler."""
     assert sorted(M.team_deck("espadas", 8, "spanish48")) == sorted(
-        [f"O{k}" for k in range(1, 9)] + ["O12", "O9", "O10", "O11", "E9", "E10", "E11", "E12"])
+        [f"O{k}" for k in range(1, 9)] + ["O12", "O9", "O10", "O11", "E9", "E10", "E11", "E12"]
+    )
     assert sorted(M.team_deck("bastos", 8, "spanish48")) == sorted(
-        [f"C{k}" for k in range(1, 9)] + ["C12", "C9", "C10", "C11", "B9", "B10", "B11", "B12"])
+        [f"C{k}" for k in range(1, 9)] + ["C12", "C9", "C10", "C11", "B9", "B10", "B11", "B12"]
+    )
 
 
 def test_team_decks_every_size_one_king_no_shared_filler_number():
@@ -182,10 +199,12 @@ def test_deal_identity_public_two_team_cards_private():
             hand = ev["private"][str(s)]["hand"]
             assert len(hand) == 2 and set(hand) <= set(M.team_deck(M.team_of(st, s), n // 2))
         assert sorted(c for k, p in ev["private"].items() if k != "deal" for c in p["hand"]) == sorted(
-            M.team_deck("espadas", n // 2) + M.team_deck("bastos", n // 2))
+            M.team_deck("espadas", n // 2) + M.team_deck("bastos", n // 2)
+        )
         # the commitment's deck is the two team decks the hands were dealt from
         assert sorted(c for d in ev["private"]["deal"]["deck"].values() for c in d) == sorted(
-            M.team_deck("espadas", n // 2) + M.team_deck("bastos", n // 2))
+            M.team_deck("espadas", n // 2) + M.team_deck("bastos", n // 2)
+        )
         v = M.view(st, 0)
         assert v["identity"] == ev["data"]["identity"] and v["hand"] == st["hands"][0]
         for s in range(1, n):
@@ -266,8 +285,10 @@ def test_exchange_is_two_decisions_each_sees_what_it_receives():
     assert M.legal_moves(st, 4) == [{"type": "give_back", "card": "O3"}, {"type": "give_back", "card": "O12"}]
     st, evs = move(st, 4, type="give_back", card="O3")
     assert types(evs) == ["CardsExchanged", "TurnBegan"]
-    assert evs[0]["private"] == {"0": {"with": 4, "gave": "O4", "received": "O3"},
-                                 "4": {"with": 0, "gave": "O3", "received": "O4"}}
+    assert evs[0]["private"] == {
+        "0": {"with": 4, "gave": "O4", "received": "O3"},
+        "4": {"with": 0, "gave": "O3", "received": "O4"},
+    }
     assert "O" not in json.dumps(evs[0]["data"])
     assert sorted(st["hands"][0]) == ["O1", "O3"] and sorted(st["hands"][4]) == ["O12", "O4"]
     assert M.view(st, 0)["transfers"] == [{"with": 4, "gave": "O4", "received": "O3"}]
@@ -630,15 +651,28 @@ def test_views_hide_cards():
         M.view(st, "nobody")
 
 
-@pytest.mark.parametrize("cmd", [
-    None, [], {"type": 3}, {"type": "fly"},
-    {"type": "accuse", "seat": "0"}, {"type": "accuse", "seat": 0}, {"type": "accuse", "seat": 0, "target": "x"},
-    {"type": "accuse", "seat": 0, "target": True}, {"type": "exchange", "seat": 0, "with": 2},
-    {"type": "exchange", "seat": 0, "with": 2, "card": 5}, {"type": "exchange", "seat": 0, "with": 2, "card": "Z1"},
-    {"type": "exchange", "seat": 0, "with": 2, "card": "O8"}, {"type": "exchange", "seat": 0, "with": 2, "card": "O"},
-    {"type": "discard", "seat": 0, "card": "O1"}, {"type": "swap_identity", "seat": 0, "with": 1},
-    {"type": "assign_identity", "seat": 0, "to": 1}, {"type": "denounce", "seat": 99},
-])
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        None,
+        [],
+        {"type": 3},
+        {"type": "fly"},
+        {"type": "accuse", "seat": "0"},
+        {"type": "accuse", "seat": 0},
+        {"type": "accuse", "seat": 0, "target": "x"},
+        {"type": "accuse", "seat": 0, "target": True},
+        {"type": "exchange", "seat": 0, "with": 2},
+        {"type": "exchange", "seat": 0, "with": 2, "card": 5},
+        {"type": "exchange", "seat": 0, "with": 2, "card": "Z1"},
+        {"type": "exchange", "seat": 0, "with": 2, "card": "O8"},
+        {"type": "exchange", "seat": 0, "with": 2, "card": "O"},
+        {"type": "discard", "seat": 0, "card": "O1"},
+        {"type": "swap_identity", "seat": 0, "with": 1},
+        {"type": "assign_identity", "seat": 0, "to": 1},
+        {"type": "denounce", "seat": 99},
+    ],
+)
 def test_garbage_raises_rule_violation(cmd):
     """Interface contract: malformed input raises RuleViolation, never another exception."""
     st = dealt(HANDS6)

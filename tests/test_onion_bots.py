@@ -35,8 +35,12 @@ from .test_onion_modifier_bots import MODIFIERS, ModifierChecks
 
 def setup(r: random.Random, index: int) -> tuple[int, dict]:
     n = 2 + index % 6 if index % 7 else 7
-    return n, {"rounds": r.randint(1, 3), "bankroll": r.choice([3, 5, 10, 30]), "stake": r.choice([1, 5, 10]),
-               "max_raise": r.choice([1, 2, 5])}
+    return n, {
+        "rounds": r.randint(1, 3),
+        "bankroll": r.choice([3, 5, 10, 30]),
+        "stake": r.choice([1, 5, 10]),
+        "max_raise": r.choice([1, 2, 5]),
+    }
 
 
 def stubborn(st: dict, acting: list[int], legal: dict, r: random.Random, index: int) -> dict | None:
@@ -70,7 +74,7 @@ def scramble(st: dict, viewer: Any, r: random.Random) -> dict:
             known[s] = set(st["hands"][s])
     fixed = st["deck"][:2] if choosing and pend["seat"] == viewer else []  # the offer its chooser sees
     hidden = [[c for c in h if c not in known[s]] if s != viewer else [] for s, h in enumerate(st["hands"])]
-    hidden, deck = deal_again(hidden, [s for s in seats if s != viewer], st["deck"][len(fixed):], r)
+    hidden, deck = deal_again(hidden, [s for s in seats if s != viewer], st["deck"][len(fixed) :], r)
     hands = [h if s == viewer else hidden[s] + [c for c in h if c in known[s]] for s, h in enumerate(st["hands"])]
     out = {**st, "hands": hands, "deck": fixed + deck}
     if choosing and not fixed:
@@ -160,16 +164,50 @@ def enough_showdowns(seen: Counter) -> None:
 PROFILE = Profile(
     variants=(
         Variant(
-            matches=1000, chunks=5, setup=setup, max_moves=10_000, deep_every=20,
-            reached=("RoundStarted", "Discarded", "BetNamed", "Matched", "RaiseMatched", "Folded", "AuctionOpened",
-                     "Bid", "DealerDealt", "Bought", "Stood", "ExtraBet", "ExtraMatched", "DealershipPassed",
-                     "DealerChanged", "RoundEnded", "MatchEnded", "reason-showdown", "reason-last-player-in",
-                     "reason-dealership-refused", "reason-no-dealer", "Folded-dealer-declined-extra",
-                     "AuctionOpened-extra_bets", "DealerChanged-accepted", "DealerChanged-auction",
-                     "extra-bets-pooled", "extra-bets-returned"),
+            matches=1000,
+            chunks=5,
+            setup=setup,
+            max_moves=10_000,
+            deep_every=20,
+            reached=(
+                "RoundStarted",
+                "Discarded",
+                "BetNamed",
+                "Matched",
+                "RaiseMatched",
+                "Folded",
+                "AuctionOpened",
+                "Bid",
+                "DealerDealt",
+                "Bought",
+                "Stood",
+                "ExtraBet",
+                "ExtraMatched",
+                "DealershipPassed",
+                "DealerChanged",
+                "RoundEnded",
+                "MatchEnded",
+                "reason-showdown",
+                "reason-last-player-in",
+                "reason-dealership-refused",
+                "reason-no-dealer",
+                "Folded-dealer-declined-extra",
+                "AuctionOpened-extra_bets",
+                "DealerChanged-accepted",
+                "DealerChanged-auction",
+                "extra-bets-pooled",
+                "extra-bets-returned",
+            ),
         ),
-        Variant(name="stubborn", matches=200, setup=setup, policy=stubborn, max_moves=10_000, deep_every=20,
-                verdict=enough_showdowns),
+        Variant(
+            name="stubborn",
+            matches=200,
+            setup=setup,
+            policy=stubborn,
+            max_moves=10_000,
+            deep_every=20,
+            verdict=enough_showdowns,
+        ),
         MODIFIERS,
     ),
     cards=cards,
@@ -183,6 +221,7 @@ def test_the_onion_checks_catch_an_extra_bet_put_in_the_pot(monkeypatch):
     """Seed 002: an extra bet is placed "directly in front of the player" until the Dealer matches
     the extra bets.  A game putting it straight into the Pot (as rules 1 and 2 did) keeps the money
     at the table, but fails the game's checks."""
+
     def change(state: dict, ev: dict) -> None:
         if ev["type"] == "ExtraBet" and ev["data"]["amount"]:
             ev["data"].update(paid=ev["data"]["amount"], front=0)

@@ -25,8 +25,10 @@ RICH = [c for c in DECK if H.rank_of(c) in (1, 8, 9, 10, 11, 12, 13)]
 
 def random_hands(seed: int, count: int) -> list[tuple[list[int], dict]]:
     rng = random.Random(seed)
-    return [(hand, with_shift(hand, SITUATIONS[i % len(SITUATIONS)]))
-            for i, hand in enumerate(rng.sample(DECK, 10) for _ in range(count))]
+    return [
+        (hand, with_shift(hand, SITUATIONS[i % len(SITUATIONS)]))
+        for i, hand in enumerate(rng.sample(DECK, 10) for _ in range(count))
+    ]
 
 
 def wild_heavy_hands(seed: int, count: int) -> list[tuple[list[int], dict]]:
@@ -50,8 +52,7 @@ def elephant_hands(seed: int, count: int) -> list[tuple[list[int], dict]]:
         wild = bool(ctx.get("wild"))
         pool = [c for c in DECK if H.rank_of(c) in (9, 10) or (wild and H.rank_of(c) == 8)]
         eleph = sorted(rng.sample(pool, 4))
-        if H.elephant_points(eleph, [wild and H.rank_of(c) == 8 for c in eleph],
-                             bool(ctx.get("wild_limited"))) is None:
+        if H.elephant_points(eleph, [wild and H.rank_of(c) == 8 for c in eleph], bool(ctx.get("wild_limited"))) is None:
             continue
         rest = [c for c in DECK if c != H.ATUIN and c not in eleph]
         hand = [H.ATUIN] + eleph + rng.sample(rest, 5)

@@ -57,16 +57,24 @@ def test_values_ace_one_or_eleven_tens_and_pictures_ten():
 @pytest.mark.parametrize(
     "ranks,kind",
     [
-        ([12, 13], "bagel"), ([10, 12], "bagel"), ([10, 10], "bagel"), ([9, 1], "bagel"),
-        ([10, 1], "two_card_onion"), ([12, 1], "two_card_onion"),
-        ([4, 7, 10], "three_card_onion"), ([1, 10, 10], "three_card_onion"),
-        ([4, 5, 5, 7], "four_card_onion"), ([1, 4, 6, 10], "four_card_onion"),
+        ([12, 13], "bagel"),
+        ([10, 12], "bagel"),
+        ([10, 10], "bagel"),
+        ([9, 1], "bagel"),
+        ([10, 1], "two_card_onion"),
+        ([12, 1], "two_card_onion"),
+        ([4, 7, 10], "three_card_onion"),
+        ([1, 10, 10], "three_card_onion"),
+        ([4, 5, 5, 7], "four_card_onion"),
+        ([1, 4, 6, 10], "four_card_onion"),
         ([6, 7, 8], "broken_royal"),
         ([2, 3, 4, 6, 6], "five_card_onion"),
         ([7, 7, 7], "royal"),
-        ([1, 2, 3, 4, 5, 6], "six_card_onion"), ([2, 2, 2, 5, 5, 5], "six_card_onion"),
+        ([1, 2, 3, 4, 5, 6], "six_card_onion"),
+        ([2, 2, 2, 5, 5, 5], "six_card_onion"),
         ([1, 1, 2, 2, 4, 5, 6], "seven_card_onion"),
-        ([2, 3], None), ([5, 5, 5, 5, 2], None),
+        ([2, 3], None),
+        ([5, 5, 5, 5, 2], None),
     ],
 )
 def test_single_groupings(ranks, kind):
@@ -115,17 +123,45 @@ def test_a_ten_is_no_picture_in_an_onion():
 def test_order_of_the_groupings():
     """Note, Groupings lowest to highest, with the multiple bagels below the two-card onion
     (reading) and the Onions at the top."""
-    order = ["bagel", "double_bagel", "triple_bagel", "lesser_bagel", "great_bagel", "two_card_onion",
-             "broken_flush", "three_card_onion", "flush", "four_card_onion", "broken_royal",
-             "five_card_onion", "royal", "six_card_onion", "wild_royal", "seven_card_onion",
-             "double_onion", "triple_onion", "lesser_onion", "great_onion"]
+    order = [
+        "bagel",
+        "double_bagel",
+        "triple_bagel",
+        "lesser_bagel",
+        "great_bagel",
+        "two_card_onion",
+        "broken_flush",
+        "three_card_onion",
+        "flush",
+        "four_card_onion",
+        "broken_royal",
+        "five_card_onion",
+        "royal",
+        "six_card_onion",
+        "wild_royal",
+        "seven_card_onion",
+        "double_onion",
+        "triple_onion",
+        "lesser_onion",
+        "great_onion",
+    ]
     assert list(H.KINDS) == order
     assert [H.RANK[k] for k in order] == sorted(H.RANK[k] for k in order)
-    hands = [mixed([12, 13, 2]), mixed([12, 13, 10, 10, 2]), mixed([10, 1, 2]),
-             [card(5, 2, 0), card(6, 2, 1), card(7, 1, 0)], mixed([4, 7, 10]),
-             [card(5, 2, 0), card(6, 2, 1), card(7, 2, 0)], mixed([4, 5, 5, 7]), mixed([6, 7, 8]),
-             mixed([2, 3, 4, 6, 6]), mixed([7, 7, 7]), mixed([1, 2, 3, 4, 5, 6]), mixed([1, 1, 2, 2, 4, 5, 6]),
-             mixed([12, 1, 13, 1])]
+    hands = [
+        mixed([12, 13, 2]),
+        mixed([12, 13, 10, 10, 2]),
+        mixed([10, 1, 2]),
+        [card(5, 2, 0), card(6, 2, 1), card(7, 1, 0)],
+        mixed([4, 7, 10]),
+        [card(5, 2, 0), card(6, 2, 1), card(7, 2, 0)],
+        mixed([4, 5, 5, 7]),
+        mixed([6, 7, 8]),
+        mixed([2, 3, 4, 6, 6]),
+        mixed([7, 7, 7]),
+        mixed([1, 2, 3, 4, 5, 6]),
+        mixed([1, 1, 2, 2, 4, 5, 6]),
+        mixed([12, 1, 13, 1]),
+    ]
     values = [H.best_arrangement(h)["value"] for h in hands]
     for lo, hi in zip(values, values[1:]):
         assert H.compare(hi, lo) == 1 and H.compare(lo, hi) == -1
@@ -184,15 +220,24 @@ def test_best_arrangement_is_optimal_on_small_hands():
 
     def brute(cards):
         best = []
+
         def rec(rest, groups):
             nonlocal best
             if not rest:
                 ks = [H.classify(g) for g in groups]
-                pont = sum(1 for g in groups if len(g) == 2 and any(H.is_ace(c) for c in g)
-                           and any(H.is_picture(c) for c in g))
+                pont = sum(
+                    1 for g in groups if len(g) == 2 and any(H.is_ace(c) for c in g) and any(H.is_picture(c) for c in g)
+                )
                 bag = sum(1 for k in ks if k == "bagel")
-                val = [H.RANK[k] for g, k in zip(groups, ks) if k and k != "bagel" and not (
-                    pont >= 2 and len(g) == 2 and any(H.is_ace(c) for c in g) and any(H.is_picture(c) for c in g))]
+                val = [
+                    H.RANK[k]
+                    for g, k in zip(groups, ks)
+                    if k
+                    and k != "bagel"
+                    and not (
+                        pont >= 2 and len(g) == 2 and any(H.is_ace(c) for c in g) and any(H.is_picture(c) for c in g)
+                    )
+                ]
                 if pont >= 2:
                     val.append(H.ONIONS[pont])
                 if bag:
@@ -207,6 +252,7 @@ def test_best_arrangement_is_optimal_on_small_hands():
                 g = [first] + [others[k] for k in range(n) if m >> k & 1]
                 if H.classify(g):
                     rec([others[k] for k in range(n) if not m >> k & 1], groups + [g])
+
         rec(list(cards), [])
         return best
 

@@ -53,8 +53,13 @@ def named_cards(data: dict) -> set[int]:
 
 def setup(r: random.Random, index: int) -> tuple[int, dict]:
     n = 2 + index % 6 if index % 5 else 7
-    return n, {"rounds": r.randint(2, 4), "bankroll": r.choice([10, 30]), "stake": r.choice([1, 5]),
-               "max_raise": r.choice([1, 2]), **ALL_ON}
+    return n, {
+        "rounds": r.randint(2, 4),
+        "bankroll": r.choice([10, 30]),
+        "stake": r.choice([1, 5]),
+        "max_raise": r.choice([1, 2]),
+        **ALL_ON,
+    }
 
 
 def policy(st: dict, acting: list[int], legal: dict, r: random.Random, index: int) -> dict:
@@ -99,11 +104,32 @@ def rounds_and_showdowns(seen: Counter) -> None:
 
 
 MODIFIERS = Variant(
-    name="modifiers", matches=430, setup=setup, policy=policy, max_moves=20_000, deep_every=215,
-    reached=("Declared", "ReplacementChosen", "HandShown", "Compared", "DuelEnded", "Ready", "ShowdownOpened",
-             "declared-lady", "declared-atuin", "declared-death", "declared-archchancellor", "declared-fool",
-             "declared-sender", "null-eights-played", "how-value", "how-conceded", "extra-bets-pooled",
-             "extra-bets-returned"),
+    name="modifiers",
+    matches=430,
+    setup=setup,
+    policy=policy,
+    max_moves=20_000,
+    deep_every=215,
+    reached=(
+        "Declared",
+        "ReplacementChosen",
+        "HandShown",
+        "Compared",
+        "DuelEnded",
+        "Ready",
+        "ShowdownOpened",
+        "declared-lady",
+        "declared-atuin",
+        "declared-death",
+        "declared-archchancellor",
+        "declared-fool",
+        "declared-sender",
+        "null-eights-played",
+        "how-value",
+        "how-conceded",
+        "extra-bets-pooled",
+        "extra-bets-returned",
+    ),
     verdict=rounds_and_showdowns,
 )
 
@@ -111,6 +137,7 @@ MODIFIERS = Variant(
 def test_the_modifier_checks_catch_a_declaration_naming_hidden_cards(monkeypatch):
     """Seed 002, #4-#11: a declaration shows the card declared (and the cards it takes along); a
     game whose ``Declared`` event also names the rest of the declarer's hand fails the checks."""
+
     def change(state: dict, ev: dict) -> None:
         if ev["type"] == "Declared":
             ev["data"]["cards"] = list(state["hands"][ev["data"]["seat"]])

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from domain import onion as O
-from domain.onion import hands as H
 from domain.base import RuleViolation
+from domain.onion import hands as H
 from domain.onion.hands import ARCH, ATUIN, DEATH, FATE, FOOL, LADY, SENDER, card
 
 NAMES = [f"p{i}" for i in range(7)]
@@ -91,13 +91,33 @@ def has_decl(st, seat, modifier):
 
 
 # named hands (no special card unless said)
-GREAT_ONION = [card(13, 0, 0), card(12, 2, 0), card(11, 2, 0), card(13, 3, 0), card(12, 0, 0),
-               card(1, 0, 0), card(1, 1, 0), card(1, 2, 0), card(1, 3, 0), card(1, 0, 1)]
+GREAT_ONION = [
+    card(13, 0, 0),
+    card(12, 2, 0),
+    card(11, 2, 0),
+    card(13, 3, 0),
+    card(12, 0, 0),
+    card(1, 0, 0),
+    card(1, 1, 0),
+    card(1, 2, 0),
+    card(1, 3, 0),
+    card(1, 0, 1),
+]
 LESSER_ONION = GREAT_ONION[:4] + GREAT_ONION[5:9] + [card(2, 0, 1), card(4, 1, 1)]
 RUN9 = [card(r, 2, 0) for r in range(2, 11)] + [card(5, 1, 1)]  # hearts 2..10
 RUN10 = [card(r, 2, 1) for r in range(1, 11)]  # cups ace..10
-SEVEN = [card(1, 3, 1), card(1, 1, 1), card(2, 0, 0), card(2, 1, 0), card(4, 2, 0), card(5, 3, 0), card(6, 0, 0),
-         card(3, 3, 1), card(9, 0, 1), card(7, 1, 1)]  # seven-card onion A-A-2-2-4-5-6
+SEVEN = [
+    card(1, 3, 1),
+    card(1, 1, 1),
+    card(2, 0, 0),
+    card(2, 1, 0),
+    card(4, 2, 0),
+    card(5, 3, 0),
+    card(6, 0, 0),
+    card(3, 3, 1),
+    card(9, 0, 1),
+    card(7, 1, 1),
+]  # seven-card onion A-A-2-2-4-5-6
 
 
 # ------------------------------------------------------------------ options
@@ -112,7 +132,7 @@ def test_options_are_twelve_booleans_off_by_default():
     for n in names:
         assert props[n]["type"] == "boolean" and props[n]["default"] is False and props[n]["description"]
     assert O.initial_state(NAMES[:3], {})["mods"] is None
-    assert O.initial_state(NAMES[:3], {n: True for n in names})["mods"] is not None
+    assert O.initial_state(NAMES[:3], dict.fromkeys(names, True))["mods"] is not None
     assert O.RULES_VERSION != "1"
 
 
@@ -127,6 +147,7 @@ def test_modified_evaluator_agrees_with_base_when_nothing_applies():
     """The evaluator under modifiers finds the same best arrangement as the base one when no
     modifier touches the hand (values in positions)."""
     import random
+
     r = random.Random(8)
     for _ in range(150):
         h = r.sample(range(104), 10)
@@ -197,8 +218,18 @@ def test_1i_equal_onions_fewer_null_eights_wins():
 def test_1ii_round_after_a_null_eight_is_wild_then_not():
     """#1ii: in the round after one in which a null eight was played eights are wild (the Wild
     Royal may be played); the round after, they are not."""
-    other = [card(6, 0, 1), card(6, 1, 1), card(3, 2, 1), card(9, 3, 1), card(12, 2, 1), card(2, 3, 1),
-             card(4, 0, 1), card(7, 3, 0), card(7, 2, 1), card(13, 1, 0)]
+    other = [
+        card(6, 0, 1),
+        card(6, 1, 1),
+        card(3, 2, 1),
+        card(9, 3, 1),
+        card(12, 2, 1),
+        card(2, 3, 1),
+        card(4, 0, 1),
+        card(7, 3, 0),
+        card(7, 2, 1),
+        card(13, 1, 0),
+    ]
     mine = FOUR_PLUS_EIGHT + [card(3, 0, 0), card(9, 0, 0), card(6, 2, 0), card(13, 2, 0), card(5, 1, 1)]
     st = table([other, mine], rounds=3, stop=("draw",), null_eights=True)
     assert st["round_no"] == 2 and st["mods"]["wild"] and st["mods"]["round_wild"]
@@ -207,7 +238,9 @@ def test_1ii_round_after_a_null_eight_is_wild_then_not():
     wild_royal = [card(8, 0, 0), card(8, 1, 1), card(8, 3, 0)]
     assert ev(wild_royal, wild=True)["top"] == "wild_royal"
     assert ev(wild_royal)["top"] is None
-    assert H.compare(ev(wild_royal, wild=True)["value"], ev([card(7, 0, 0), card(7, 1, 0), card(7, 2, 0)])["value"]) == 1
+    assert (
+        H.compare(ev(wild_royal, wild=True)["value"], ev([card(7, 0, 0), card(7, 1, 0), card(7, 2, 0)])["value"]) == 1
+    )
     while st["round_no"] == 2:
         st = act(st, st["turn"], **O.timeout_move(st, st["turn"]))
     assert st["round_no"] == 3 and not st["mods"]["wild"]
@@ -255,8 +288,18 @@ def test_3_octavo_beats_lesser_onions_and_is_not_crippled_with_1():
 # ---------------------------------------------------------------- #4 and #5
 
 
-ELDER_LADY = [card(13, 0, 0), card(12, 2, 0), card(1, 1, 0), LADY, card(2, 0, 1), card(3, 2, 1), card(4, 3, 1),
-              card(5, 0, 1), card(6, 2, 1), card(7, 3, 1)]
+ELDER_LADY = [
+    card(13, 0, 0),
+    card(12, 2, 0),
+    card(1, 1, 0),
+    LADY,
+    card(2, 0, 1),
+    card(3, 2, 1),
+    card(4, 3, 1),
+    card(5, 0, 1),
+    card(6, 2, 1),
+    card(7, 3, 1),
+]
 
 
 def test_4i_lady_declared_before_showdown_and_replaced():
@@ -347,8 +390,18 @@ def test_5ii_fate_stops_wild_eights_and_the_lady_rewilds_her_own():
     Lady may then make its own eights wild again; one player may not use Fate and then the Lady."""
     royal8 = [card(8, 0, 0), card(8, 1, 1), card(8, 3, 0)]
     a = royal8 + [FATE, card(2, 0, 1), card(3, 1, 1), card(4, 2, 1), card(5, 3, 1), card(6, 0, 1), card(9, 1, 1)]
-    b = [LADY, card(8, 2, 0), card(8, 1, 0), card(8, 0, 1), card(2, 2, 1), card(3, 3, 0), card(4, 0, 0),
-         card(5, 1, 0), card(6, 2, 0), card(9, 3, 0)]
+    b = [
+        LADY,
+        card(8, 2, 0),
+        card(8, 1, 0),
+        card(8, 0, 1),
+        card(2, 2, 1),
+        card(3, 3, 0),
+        card(4, 0, 0),
+        card(5, 1, 0),
+        card(6, 2, 0),
+        card(9, 3, 0),
+    ]
     st = table([a, b, SEVEN], wild=True, lady=True, fate=True, null_eights=True)
     st = act(st, 1, type="ready")  # Elder
     st = act(st, 2, type="ready")
@@ -376,8 +429,18 @@ def test_5ii_fate_stops_wild_eights_and_the_lady_rewilds_her_own():
 def test_6_great_atuin_moves_eight_points():
     """#6: declaring the queen of coins moves eight points from one card to another, both staying
     between one and eleven (a two raised to ten is a picture card)."""
-    hand = [ATUIN, card(2, 0, 0), card(1, 1, 0), card(9, 2, 0), card(5, 3, 0), card(6, 0, 1),
-            card(7, 1, 1), card(4, 2, 1), card(1, 3, 1), card(10, 0, 1)]
+    hand = [
+        ATUIN,
+        card(2, 0, 0),
+        card(1, 1, 0),
+        card(9, 2, 0),
+        card(5, 3, 0),
+        card(6, 0, 1),
+        card(7, 1, 1),
+        card(4, 2, 1),
+        card(1, 3, 1),
+        card(10, 0, 1),
+    ]
     assert H.evaluate(hand, {})["top"] != "double_onion"
     res = ev(hand, shift=[card(9, 2, 0), card(2, 0, 0)])  # 9 -> 1, 2 -> 10 (a picture)
     assert "double_onion" in kinds(res) or res["top"] == "double_onion"
@@ -393,8 +456,18 @@ def test_6_great_atuin_moves_eight_points():
     assert not has_decl(st, 1, "atuin")
 
 
-ELEPHANT_HAND = [card(9, 0, 0), card(9, 2, 0), card(10, 0, 0), card(10, 2, 0), ATUIN, card(7, 1, 0), card(7, 3, 0),
-                 card(9, 3, 1), card(2, 1, 1), card(3, 2, 1)]
+ELEPHANT_HAND = [
+    card(9, 0, 0),
+    card(9, 2, 0),
+    card(10, 0, 0),
+    card(10, 2, 0),
+    ATUIN,
+    card(7, 1, 0),
+    card(7, 3, 0),
+    card(9, 3, 1),
+    card(2, 1, 1),
+    card(3, 2, 1),
+]
 
 
 def test_7_elephants_make_a_double_onion_below_the_others():
@@ -408,8 +481,9 @@ def test_7_elephants_make_a_double_onion_below_the_others():
     real = ev(GREAT_ONION[:2] + GREAT_ONION[5:7])
     assert real["top"] == "double_onion" and H.compare(real["value"], res["value"]) == 1
     # queen of coins counts 10 - 4 = 6; spare nine counts 1: 6 + 7 + 7 + 1 = 21
-    assert ["four_card_onion"] == [g["kind"] for g in res["groupings"]
-                                   if set(g["cards"]) == {ATUIN, card(7, 1, 0), card(7, 3, 0), card(9, 3, 1)}]
+    assert ["four_card_onion"] == [
+        g["kind"] for g in res["groupings"] if set(g["cards"]) == {ATUIN, card(7, 1, 0), card(7, 3, 0), card(9, 3, 1)}
+    ]
 
 
 def test_6_and_7_share_the_queen_of_coins():
@@ -440,8 +514,11 @@ def test_8i_visible_sender_zeroes_aces_of_eight_users():
     assert kinds(ev(hand2, sender=True)) == ["double_onion"]  # keeps the aces, plays no eight
     # game: the jack of diamonds dealt face up is visible
     other = [SENDER] + SEVEN[:9]
-    st = table([other, hand + [card(2, 3, 1), card(3, 0, 1), card(4, 1, 1), card(6, 2, 1), card(9, 3, 1)]],
-               up=[[SENDER], []], sender_of_eights=True)
+    st = table(
+        [other, hand + [card(2, 3, 1), card(3, 0, 1), card(4, 1, 1), card(6, 2, 1), card(9, 3, 1)]],
+        up=[[SENDER], []],
+        sender_of_eights=True,
+    )
     assert O._ctx(st, 1).get("sender")
 
 
@@ -468,8 +545,18 @@ def test_8ii_sender_declared_when_dealt_with_wild_eights():
 # ------------------------------------------------------------ #9 and #10
 
 
-DOUBLE2 = [card(13, 0, 0), card(12, 2, 0), card(1, 1, 0), card(1, 2, 0), card(2, 0, 1), card(3, 1, 1),
-           card(4, 2, 1), card(6, 3, 1), card(9, 0, 1), card(5, 3, 0)]
+DOUBLE2 = [
+    card(13, 0, 0),
+    card(12, 2, 0),
+    card(1, 1, 0),
+    card(1, 2, 0),
+    card(2, 0, 1),
+    card(3, 1, 1),
+    card(4, 2, 1),
+    card(6, 3, 1),
+    card(9, 0, 1),
+    card(5, 3, 0),
+]
 
 
 def test_9i_visible_death_breaks_double_onions():
@@ -486,8 +573,18 @@ def test_9i_visible_death_breaks_double_onions():
 
 def test_9ii_death_with_wild_eights_breaks_triple_onions():
     """#9ii: with wild eights Death also keeps a picture out of a Triple Onion."""
-    triple = [card(13, 0, 0), card(12, 2, 0), card(11, 3, 0), card(1, 1, 0), card(1, 2, 0), card(1, 3, 0),
-              card(2, 0, 1), card(3, 1, 1), card(4, 2, 1), card(6, 3, 1)]
+    triple = [
+        card(13, 0, 0),
+        card(12, 2, 0),
+        card(11, 3, 0),
+        card(1, 1, 0),
+        card(1, 2, 0),
+        card(1, 3, 0),
+        card(2, 0, 1),
+        card(3, 1, 1),
+        card(4, 2, 1),
+        card(6, 3, 1),
+    ]
     assert ev(triple, death=[2])["top"] == "triple_onion"
     assert ev(triple, wild=True, death=[2, 3])["top"] == "double_onion"
 
@@ -520,8 +617,18 @@ def test_10ii_and_9_archchancellor_brings_out_death_and_a_card_from_everyone():
     """#10ii with #9: declaring the jack of staves forces the king of swords out of its holder; then
     every other player discloses one undisclosed card; Death then breaks a third player's Double Onion."""
     arch_hand = [ARCH] + SEVEN[:9]
-    death_hand = [DEATH, card(2, 3, 0), card(3, 0, 0), card(4, 1, 0), card(6, 2, 0), card(9, 3, 0),
-                  card(10, 1, 0), card(5, 0, 0), card(7, 2, 0), card(6, 0, 0) + 52]
+    death_hand = [
+        DEATH,
+        card(2, 3, 0),
+        card(3, 0, 0),
+        card(4, 1, 0),
+        card(6, 2, 0),
+        card(9, 3, 0),
+        card(10, 1, 0),
+        card(5, 0, 0),
+        card(7, 2, 0),
+        card(6, 0, 0) + 52,
+    ]
     st = table([death_hand, arch_hand, DOUBLE2], archchancellor=True, death=True)
     assert O._arrange(st, 2)["top"] == "double_onion"
     st = decl(st, 1, "archchancellor")
@@ -591,6 +698,7 @@ def test_4ii_lady_search_equals_trying_each_card():
     """#4ii (reading: the owner picks the devalued card): the single search equals the best over
     every choice of the card held to one, outside a Great Onion."""
     import random
+
     r = random.Random(5)
     for i in range(60):
         h = r.sample(range(104), 10)

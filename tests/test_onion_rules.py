@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from domain import onion as O
-from domain.onion import hands as H
 from domain.base import RuleViolation
+from domain.onion import hands as H
 
 NAMES = [f"p{i}" for i in range(7)]
 
@@ -71,6 +71,7 @@ def test_deal_order_two_three_three_two():
     st0 = O.initial_state(NAMES[:3], {})
     evs = O.decide(st0, {"type": "start", "seat": None, "seed": 5})
     from domain.base import shuffled
+
     deck = shuffled(list(range(104)), 5)
     p = evs[0]["private"]
     assert p["0"]["hand"] == sorted(deck[0:2] + deck[8:11])
@@ -105,8 +106,12 @@ def test_out_of_turn_and_garbage():
     with pytest.raises(RuleViolation) as e:
         act(st, 2, type="discard", cards=[])
     assert e.value.kind == "turn"
-    for bad in ({"type": "discard", "cards": "x"}, {"type": "discard", "cards": [999]}, {"type": "nope"},
-                {"type": "discard", "cards": [True]}):
+    for bad in (
+        {"type": "discard", "cards": "x"},
+        {"type": "discard", "cards": [999]},
+        {"type": "nope"},
+        {"type": "discard", "cards": [True]},
+    ):
         with pytest.raises(RuleViolation) as e:
             O.decide(st, {**bad, "seat": 1, "seed": 0})
         assert e.value.kind in ("invalid", "illegal")
@@ -286,14 +291,18 @@ def test_timeout_moves():
 def test_garbage_commands_raise_rule_violations_only():
     """Base contract: wrong types, unknown cards, missing fields raise RuleViolation, never another error."""
     import random
+
     r = random.Random(1)
     vals = [None, "x", -1, 0, 1, 5, 10**9, True, [], [1, 2], {"a": 1}, 1.5, [200], [-1]]
     types = list(O._DECIDERS) + ["zzz", None, 3]
     states = [started(3), through_draw(started(3)), to_buy(started(4))]
     for _ in range(3000):
         st = r.choice(states)
-        cmd = {"type": r.choice(types), "seat": r.choice([0, 1, 2, 3, None, "1", True, 9]),
-               "seed": r.choice([1, None, "s"])}
+        cmd = {
+            "type": r.choice(types),
+            "seat": r.choice([0, 1, 2, 3, None, "1", True, 9]),
+            "seed": r.choice([1, None, "s"]),
+        }
         for f in ("cards", "amount", "raise", "count"):
             if r.random() < 0.5:
                 cmd[f] = r.choice(vals)
@@ -459,6 +468,7 @@ def test_old_logs_fold_as_they_were_played(path):
 def test_a_game_under_rules_2_keeps_them():
     """A game started under rules 2 goes on under them: its extra bets go straight into the Pot and
     its Dealer facing them matches or passes the Dealership, nothing else."""
+
     def fold2(st, events):
         return fold(st, [{**e, "rules": "2"} for e in events])
 

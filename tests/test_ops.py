@@ -16,11 +16,12 @@ import redis
 import requests
 from click.testing import CliRunner
 
-from service.web.app import create_app
-from service.core.naipes import Naipes, Viewer
 from service.cli import main as cli
+from service.core.identity import Viewer
+from service.core.naipes import Naipes
+from service.web.app import create_app
 
-from .conftest import API_KEY, ROOT, bearer
+from .conftest import ROOT, bearer
 from .helpers import create, play_http, tokens
 from .live import start_gunicorn
 
@@ -29,8 +30,14 @@ def test_health_reports_workers_and_scheduler_lock(client, redis_url, tmp_path):
     body = client.get("/health").get_json()
     assert body["redis"] is True and set(body) >= {"status", "workers", "scheduler", "queues"}
     env = {**os.environ, "REDIS_URL": redis_url, "PYTHONPATH": str(ROOT)}
-    worker = subprocess.Popen([sys.executable, "-m", "workers"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "workers"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -76,7 +83,7 @@ def test_metrics_count_moves_errors_latency_and_queue_depth(client, integrator, 
     assert sample("naipes_moves_total", game="dalmuti", result="game-finished") >= 1
     assert sample("naipes_http_errors_total", status="404") >= 1
     assert sample("naipes_http_request_duration_seconds_count", method="POST", route="/games/<game_id>/moves") >= 11
-    assert "naipes_queue_depth{queue=\"naipes-timers\"}" in text
+    assert 'naipes_queue_depth{queue="naipes-timers"}' in text
     assert sample("naipes_redis_up") == 1.0
 
 
@@ -87,11 +94,13 @@ def test_timeouts_fired_are_counted(service):
 
     service.on_timeout.append(timeout_fired)
     before = REGISTRY.get_sample_value("naipes_timeouts_fired_total", {"game": "dalmuti"}) or 0
-    g = service.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1, "turn_seconds": 5})
-    table = service.table(g["id"])
-    seat = service.state_view(g["id"], Viewer("spectator"), table)["to_act"][0]
-    assert service.enforce_deadline(g["id"], table["version"], seat)
-    assert not service.enforce_deadline(g["id"], table["version"], seat)  # stale: nothing appended, not counted
+    g = service.games.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1, "turn_seconds": 5})
+    table = service.tables.table(g["id"])
+    seat = service.reads.state_view(g["id"], Viewer("spectator"), table)["to_act"][0]
+    assert service.deadlines.enforce_deadline(g["id"], table["version"], seat)
+    assert not service.deadlines.enforce_deadline(
+        g["id"], table["version"], seat
+    )  # stale: nothing appended, not counted
     after = REGISTRY.get_sample_value("naipes_timeouts_fired_total", {"game": "dalmuti"})
     assert after == before + 1
 
@@ -99,19 +108,26 @@ def test_timeouts_fired_are_counted(service):
 def test_metrics_add_up_every_gunicorn_worker_in_multiprocess_mode(redis_url, tmp_path, integrator):
     proc, base = start_gunicorn(redis_url, {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path)})
     try:
-        g = requests.post(f"{base}/games", headers=integrator,
-                          json={"game": "dalmuti", "players": ["a", "b", "c", "d"], "options": {"hands": 1}}).json()
+        g = requests.post(
+            f"{base}/games",
+            headers=integrator,
+            json={"game": "dalmuti", "players": ["a", "b", "c", "d"], "options": {"hands": 1}},
+        ).json()
         toks = tokens(g)
         made = 0
         for _ in range(30):  # new connections: both workers serve some
             view = requests.get(f"{base}/games/{g['id']}").json()
             seat = view["to_act"][0]
             moves = requests.get(f"{base}/games/{g['id']}/legal-moves", headers=bearer(toks[seat])).json()["moves"]
-            assert requests.post(f"{base}/games/{g['id']}/moves", json=moves[0],
-                                 headers=bearer(toks[seat])).status_code == 201
+            assert (
+                requests.post(f"{base}/games/{g['id']}/moves", json=moves[0], headers=bearer(toks[seat])).status_code
+                == 201
+            )
             made += 1
         text = requests.get(f"{base}/metrics").text
-        line = next(x for x in text.splitlines() if x.startswith('naipes_moves_total{game="dalmuti",result="accepted"}'))
+        line = next(
+            x for x in text.splitlines() if x.startswith('naipes_moves_total{game="dalmuti",result="accepted"}')
+        )
         assert float(line.rsplit(" ", 1)[1]) == made
         assert len(list(tmp_path.glob("*.db"))) >= 2
     finally:
@@ -120,7 +136,7 @@ def test_metrics_add_up_every_gunicorn_worker_in_multiprocess_mode(redis_url, tm
 
 
 def test_logs_are_json_lines_with_game_and_version(app):
-    from service.core.logs import Formatter, GameContext, game_context
+    from service.logs import Formatter, GameContext, game_context
 
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
@@ -148,14 +164,16 @@ def test_logs_are_json_lines_with_game_and_version(app):
 
 
 def test_cli_lists_games_prints_replays_and_exports(service, redis_url, tmp_path):
-    g = service.create_game("cego", ["ana", "bea", "carl"], {"rounds": 1})
+    g = service.games.create_game("cego", ["ana", "bea", "carl"], {"rounds": 1})
     rng = random.Random(1)
     while True:
-        view = service.state_view(g["id"], Viewer("spectator"))
+        view = service.reads.state_view(g["id"], Viewer("spectator"))
         if view["finished"]:
             break
         seat = rng.choice(view["to_act"])
-        service.move(g["id"], seat, rng.choice(service.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"]))
+        service.moves.move(
+            g["id"], seat, rng.choice(service.reads.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"])
+        )
     head = view["version"]
     runner = CliRunner()
     env = {"REDIS_URL": redis_url}
@@ -172,8 +190,12 @@ def test_cli_lists_games_prints_replays_and_exports(service, redis_url, tmp_path
     out = runner.invoke(cli, ["replay", g["id"], "--as", "1", "--version", "5"], env=env)
     assert out.exit_code == 0 and out.output.count("hand:") == 1
 
-    for bad in (["replay", g["id"], "--as", "nobody"], ["replay", g["id"], "--version", str(head + 1)],
-                ["replay", "no-such-game"], ["export", "no-such-game"]):
+    for bad in (
+        ["replay", g["id"], "--as", "nobody"],
+        ["replay", g["id"], "--version", str(head + 1)],
+        ["replay", "no-such-game"],
+        ["export", "no-such-game"],
+    ):
         out = runner.invoke(cli, bad, env=env)
         assert out.exit_code != 0 and "Traceback" not in out.output, (bad, out.output)
 
@@ -192,23 +214,32 @@ def test_cli_lists_games_prints_replays_and_exports(service, redis_url, tmp_path
 def test_the_command_line_works_in_the_callers_directory_and_verify_prints_json(service, redis_url, tmp_path):
     from .test_start_command import wrapper_env
 
-    g = service.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1})
+    g = service.games.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1})
     rng = random.Random(3)
-    while not (view := service.state_view(g["id"], Viewer("spectator")))["finished"]:
+    while not (view := service.reads.state_view(g["id"], Viewer("spectator")))["finished"]:
         seat = rng.choice(view["to_act"])
-        service.move(g["id"], seat, rng.choice(service.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"]))
+        service.moves.move(
+            g["id"], seat, rng.choice(service.reads.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"])
+        )
     env, _ = wrapper_env(tmp_path)
     env["REDIS_URL"] = redis_url
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     name = f"export-{g['id']}.jsonl"
     try:
-        r = subprocess.run([str(ROOT / "naipes"), "export", g["id"], "-o", name], cwd=elsewhere, env=env,
-                           capture_output=True, text=True, timeout=60)
+        r = subprocess.run(
+            [str(ROOT / "naipes"), "export", g["id"], "-o", name],
+            cwd=elsewhere,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert r.returncode == 0, r.stdout + r.stderr
         assert (elsewhere / name).exists() and not (ROOT / name).exists()
-        r = subprocess.run([str(ROOT / "naipes"), "verify", name], cwd=elsewhere, env=env, capture_output=True,
-                           text=True, timeout=60)
+        r = subprocess.run(
+            [str(ROOT / "naipes"), "verify", name], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=60
+        )
         assert r.returncode == 0, r.stdout + r.stderr
         printed = re.search(r"^verified: outcome (.*)$", r.stdout, re.M)
         assert printed, r.stdout

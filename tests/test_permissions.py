@@ -36,9 +36,16 @@ FULL = "full"
 @pytest.fixture()
 def keys(client, integrator):
     made = {}
-    for name, scopes in {"games_owner": ["games"], "games_other": ["games"], "tournaments": ["tournaments"],
-                         "t_owner": ["tournaments"], "t_other": ["tournaments"], "review": ["review"],
-                         "admin": ["admin"], "revoked": ["review", "games"]}.items():
+    for name, scopes in {
+        "games_owner": ["games"],
+        "games_other": ["games"],
+        "tournaments": ["tournaments"],
+        "t_owner": ["tournaments"],
+        "t_other": ["tournaments"],
+        "review": ["review"],
+        "admin": ["admin"],
+        "revoked": ["review", "games"],
+    }.items():
         r = client.post("/keys", json={"name": name, "scopes": scopes}, headers=integrator)
         assert r.status_code == 201
         made[name] = r.get_json()
@@ -53,9 +60,19 @@ def callers(keys: dict, seat_token: str, other_seat_token: str) -> dict[str, dic
 
 
 # what each caller sees of a game made by the key "games_owner" (seat: seat 0 of the game)
-SIGHT = {"anonymous": SPECTATOR, "seat": 0, "other_game_seat": 401, "games_owner": FULL, "games_other": SPECTATOR,
-         "tournaments": SPECTATOR, "t_owner": SPECTATOR, "t_other": SPECTATOR, "review": FULL, "admin": FULL,
-         "revoked": 401}
+SIGHT = {
+    "anonymous": SPECTATOR,
+    "seat": 0,
+    "other_game_seat": 401,
+    "games_owner": FULL,
+    "games_other": SPECTATOR,
+    "tournaments": SPECTATOR,
+    "t_owner": SPECTATOR,
+    "t_other": SPECTATOR,
+    "review": FULL,
+    "admin": FULL,
+    "revoked": 401,
+}
 # the same for a table of the tournament owned by "t_owner"
 TABLE_SIGHT = {**SIGHT, "games_owner": SPECTATOR, "t_owner": FULL}
 
@@ -82,7 +99,7 @@ def whole_log_refusal(caller: str) -> int:
 def secrets_of(service, game_id: str, version: int) -> dict[str, set[str]]:
     """Strings that must not reach a caller without full sight: the salts of deals still
     hidden at ``version`` and the duplicate deal seed."""
-    table = service.fold_from_zero(game_id, version)
+    table = service.tables.fold_from_zero(game_id, version)
     salts = {d["salt"] for d in table["deals"]["open"] + table["deals"]["due"] if d.get("salt")}
     seeds = {table["deal_seed"]} if table.get("deal_seed") else set()
     return {"salts": salts, "seeds": seeds}
@@ -98,17 +115,22 @@ def check_events(events: list[dict], sight, caller: str) -> None:
         assert set(private) <= allowed, f"{caller} got the private part of seats {set(private) - allowed}"
 
 
-def ask_game(client, service, game_id: str, who: dict[str, dict], sights: dict, tokens: list[str],
-             key_secrets: list[str]) -> int:
-    head = service.table(game_id)["version"]
+def ask_game(
+    client, service, game_id: str, who: dict[str, dict], sights: dict, tokens: list[str], key_secrets: list[str]
+) -> int:
+    head = service.tables.table(game_id)["version"]
     versions = sorted({1, max(1, head // 2), head})
-    module = registry.get(service.table(game_id)["game"])
+    module = registry.get(service.tables.table(game_id)["game"])
     asked = 0
     for caller, headers in who.items():
         sight = sights[caller]
-        routes = {"view": f"/games/{game_id}", "legal-moves": f"/games/{game_id}/legal-moves",
-                  "events": f"/games/{game_id}/events", "audit": f"/games/{game_id}/audit",
-                  "export": f"/games/{game_id}/export"}
+        routes = {
+            "view": f"/games/{game_id}",
+            "legal-moves": f"/games/{game_id}/legal-moves",
+            "events": f"/games/{game_id}/events",
+            "audit": f"/games/{game_id}/audit",
+            "export": f"/games/{game_id}/export",
+        }
         for v in versions:
             routes[f"replay@{v}"] = f"/games/{game_id}/replay?version={v}"
         routes["replay-reviewer"] = f"/games/{game_id}/replay?version={head}&as=reviewer"
@@ -133,8 +155,11 @@ def ask_game(client, service, game_id: str, who: dict[str, dict], sights: dict, 
             if route in ("audit", "export"):
                 continue
             body = r.get_json()
-            at = head if route in ("view", "events", "legal-moves", "replay-reviewer", "replay-seat1") \
+            at = (
+                head
+                if route in ("view", "events", "legal-moves", "replay-reviewer", "replay-seat1")
                 else int(route.split("@")[1])
+            )
             if sight != FULL:
                 hidden = secrets_of(service, game_id, at)
                 for value in hidden["salts"] | hidden["seeds"]:
@@ -147,7 +172,7 @@ def ask_game(client, service, game_id: str, who: dict[str, dict], sights: dict, 
                     viewpoint = REVIEWER
                 if route == "replay-seat1":
                     viewpoint = 1
-                table = service.fold_from_zero(game_id, at)
+                table = service.tables.fold_from_zero(game_id, at)
                 assert body["state"] == module.view(table["state"], viewpoint), (caller, route)
     return asked
 
@@ -160,8 +185,10 @@ def play_some(client, created: dict, rng: random.Random, moves: int) -> None:
             return
         seat = rng.choice(view["to_act"])
         legal = client.get(f"/games/{created['id']}/legal-moves", headers=bearer(toks[seat])).get_json()["moves"]
-        assert client.post(f"/games/{created['id']}/moves", json=rng.choice(legal),
-                           headers=bearer(toks[seat])).status_code == 201
+        assert (
+            client.post(f"/games/{created['id']}/moves", json=rng.choice(legal), headers=bearer(toks[seat])).status_code
+            == 201
+        )
 
 
 @pytest.mark.parametrize("game", sorted(PLAYERS))
@@ -186,14 +213,19 @@ def test_every_caller_on_a_tournament_and_its_tables(client, integrator, service
     t_owner, t_other = bearer(keys["t_owner"]["key"]), bearer(keys["t_other"]["key"])
     made = {}
     for fmt in ("round_robin", "swiss", "duplicate"):
-        body = {"game": "dalmuti", "options": {"hands": 1}, "players": [f"q{i}" for i in range(8)], "format": fmt,
-                "rounds": 1, "table_size": {"min": 4, "max": 4}}
+        body = {
+            "game": "dalmuti",
+            "options": {"hands": 1},
+            "players": [f"q{i}" for i in range(8)],
+            "format": fmt,
+            "rounds": 1,
+            "table_size": {"min": 4, "max": 4},
+        }
         r = client.post("/tournaments", json=body, headers=t_owner)
         assert r.status_code == 201, r.get_json()
         made[fmt] = r.get_json()
     mine = client.post("/tournaments", json={**body, "format": "swiss"}, headers=t_other).get_json()
-    all_tokens = [s["token"] for t in (*made.values(), mine) for tb in t["round_detail"]["tables"]
-                  for s in tb["seats"]]
+    all_tokens = [s["token"] for t in (*made.values(), mine) for tb in t["round_detail"]["tables"] for s in tb["seats"]]
     key_secrets = [k["key"] for k in keys.values()]
     for fmt, t in made.items():
         tid = t["id"]
@@ -202,8 +234,12 @@ def test_every_caller_on_a_tournament_and_its_tables(client, integrator, service
         for caller, headers in who.items():
             privileged = caller in ("t_owner", "admin")
             refused = 401 if caller in ("revoked", "seat", "other_game_seat") else None
-            for path in (f"/tournaments/{tid}", f"/tournaments/{tid}/standings", f"/tournaments/{tid}/rounds/1",
-                         f"/tournaments/{tid}/events"):
+            for path in (
+                f"/tournaments/{tid}",
+                f"/tournaments/{tid}/standings",
+                f"/tournaments/{tid}/rounds/1",
+                f"/tournaments/{tid}/events",
+            ):
                 r = client.get(path, headers=headers)
                 assert r.status_code == (refused or 200), (caller, path, r.status_code)
                 if r.status_code != 200:
@@ -233,8 +269,13 @@ def test_every_caller_on_a_tournament_and_its_tables(client, integrator, service
             continue  # its tables are embargoed for the public: tests/test_trust.py plays that meeting
         # the table's game: the tournament's owner sees it whole, the other owner does not
         sights = {**TABLE_SIGHT}
-        asked = ask_game(client, service, table["game_id"],
-                         {c: h for c, h in who.items() if c in ("anonymous", "seat", "t_owner", "t_other",
-                                                                  "review", "games_owner")},
-                         sights, [x for x in all_tokens if x != table["seats"][0]["token"]], key_secrets)
+        asked = ask_game(
+            client,
+            service,
+            table["game_id"],
+            {c: h for c, h in who.items() if c in ("anonymous", "seat", "t_owner", "t_other", "review", "games_owner")},
+            sights,
+            [x for x in all_tokens if x != table["seats"][0]["token"]],
+            key_secrets,
+        )
         assert asked > 20

@@ -31,12 +31,13 @@ def test_a_random_token_with_each_request_does_not_escape_the_limit(service, mon
     g = create(c, INTEGRATOR, players=["a", "b", "c", "d"])
     env = {"REMOTE_ADDR": _address()}
     # the README's EventSource form, with a made-up token each time: unknown, so counted by address
-    streams = [c.get(f"/games/{g['id']}/stream?token=st_{secrets.token_urlsafe(24)}", environ_base=env).status_code
-               for _ in range(15)]
+    streams = [
+        c.get(f"/games/{g['id']}/stream?token=st_{secrets.token_urlsafe(24)}", environ_base=env).status_code
+        for _ in range(15)
+    ]
     assert 429 in streams and streams.count(401) <= 10, streams
     # on a route that ignores ?token=, the same
-    reads = [c.get(f"/games/{g['id']}?token={secrets.token_hex(8)}", environ_base=env).status_code
-             for _ in range(15)]
+    reads = [c.get(f"/games/{g['id']}?token={secrets.token_hex(8)}", environ_base=env).status_code for _ in range(15)]
     assert reads.count(200) <= 10 and 429 in reads, reads
     # a seat's real token has its budget, whatever the address spent
     assert c.get(f"/games/{g['id']}", headers=bearer(tokens(g)[0]), environ_base=env).status_code == 200
@@ -46,15 +47,21 @@ def test_a_random_bearer_value_is_counted_by_the_client_address(service, monkeyp
     c = _client(service, monkeypatch)
     g = create(c, INTEGRATOR, players=["a", "b", "c", "d"])
     env = {"REMOTE_ADDR": _address()}
-    codes = [c.get(f"/games/{g['id']}/legal-moves", headers=bearer(secrets.token_urlsafe(16)),
-                   environ_base=env).status_code for _ in range(15)]
+    codes = [
+        c.get(f"/games/{g['id']}/legal-moves", headers=bearer(secrets.token_urlsafe(16)), environ_base=env).status_code
+        for _ in range(15)
+    ]
     assert codes.count(401) <= 10 and 429 in codes, codes
     limited = c.get(f"/games/{g['id']}/legal-moves", headers=bearer("nope"), environ_base=env)
     assert limited.status_code == 429 and limited.mimetype == "application/problem+json"
     assert int(limited.headers["Retry-After"]) >= 1
     # another address is not held back
-    assert c.get(f"/games/{g['id']}/legal-moves", headers=bearer("nope"),
-                 environ_base={"REMOTE_ADDR": _address()}).status_code == 401
+    assert (
+        c.get(
+            f"/games/{g['id']}/legal-moves", headers=bearer("nope"), environ_base={"REMOTE_ADDR": _address()}
+        ).status_code
+        == 401
+    )
 
 
 def test_rotating_valid_seat_tokens_from_one_address_meets_the_address_budget(service, monkeypatch):
@@ -62,8 +69,11 @@ def test_rotating_valid_seat_tokens_from_one_address_meets_the_address_budget(se
     env = {"REMOTE_ADDR": _address()}
     games = [create(c, INTEGRATOR, players=["a", "b", "c", "d"]) for _ in range(3)]  # a key: not the address's
     seats = [(g["id"], tok) for g in games for tok in tokens(g).values()]
-    codes = [c.get(f"/games/{gid}", headers=bearer(tok), environ_base=env).status_code
-             for _ in range(2) for gid, tok in seats]  # each seat twice: far below its own 10
+    codes = [
+        c.get(f"/games/{gid}", headers=bearer(tok), environ_base=env).status_code
+        for _ in range(2)
+        for gid, tok in seats
+    ]  # each seat twice: far below its own 10
     assert codes.count(200) <= 12 and 429 in codes, codes
     limited = c.get(f"/games/{seats[0][0]}", headers=bearer(seats[0][1]), environ_base=env)
     assert limited.status_code == 429 and "client address" in limited.get_json()["detail"]
@@ -85,14 +95,24 @@ def test_the_client_address_comes_from_x_forwarded_for_only_behind_trusted_proxi
     c = _client(service, monkeypatch, NAIPES_TRUSTED_PROXIES="1")
     proxy = {"REMOTE_ADDR": _address()}
     one, other = _address(), _address()
-    codes = [c.get(f"/games/{g['id']}", headers={"X-Forwarded-For": one, **bearer(secrets.token_hex(8))},
-                   environ_base=proxy).status_code for _ in range(15)]
+    codes = [
+        c.get(
+            f"/games/{g['id']}", headers={"X-Forwarded-For": one, **bearer(secrets.token_hex(8))}, environ_base=proxy
+        ).status_code
+        for _ in range(15)
+    ]
     assert 429 in codes, codes
-    assert c.get(f"/games/{g['id']}", headers={"X-Forwarded-For": other, **bearer("nope")},
-                 environ_base=proxy).status_code == 401
+    assert (
+        c.get(f"/games/{g['id']}", headers={"X-Forwarded-For": other, **bearer("nope")}, environ_base=proxy).status_code
+        == 401
+    )
     # a client cannot prepend addresses of its own: the proxy's hop is the one taken
-    assert c.get(f"/games/{g['id']}", headers={"X-Forwarded-For": f"{other}, {one}", **bearer("nope")},
-                 environ_base=proxy).status_code == 429
+    assert (
+        c.get(
+            f"/games/{g['id']}", headers={"X-Forwarded-For": f"{other}, {one}", **bearer("nope")}, environ_base=proxy
+        ).status_code
+        == 429
+    )
 
 
 def test_a_bad_trusted_proxies_setting_is_named(service, monkeypatch):

@@ -58,8 +58,14 @@ def readme_blocks() -> list[dict]:
             continue
         flags = info[1:]
         assert set(flags) <= {"no-run"}, f"README line {text.count(chr(10), 0, m.start()) + 1}: unknown {flags}"
-        found.append({"lang": info[0], "run": "no-run" not in flags, "body": m.group(2),
-                      "line": text.count("\n", 0, m.start()) + 1})
+        found.append(
+            {
+                "lang": info[0],
+                "run": "no-run" not in flags,
+                "body": m.group(2),
+                "line": text.count("\n", 0, m.start()) + 1,
+            }
+        )
     return found
 
 
@@ -68,14 +74,33 @@ def live_service(redis_url, tmp_path_factory):
     """gunicorn (logging at info, into a file) and an RQ worker over the tests' Redis."""
     log_path = tmp_path_factory.mktemp("readme-log") / "gunicorn.log"
     port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "NAIPES_API_KEYS": API_KEY, "NAIPES_BIND": f"127.0.0.1:{port}",
-           "PYTHONPATH": str(ROOT), "NAIPES_WEB_WORKERS": "2", "NAIPES_RATE_LIMIT": "off",
-           "NAIPES_LOG_LEVEL": "info"}
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "NAIPES_API_KEYS": API_KEY,
+        "NAIPES_BIND": f"127.0.0.1:{port}",
+        "PYTHONPATH": str(ROOT),
+        "NAIPES_WEB_WORKERS": "2",
+        "NAIPES_RATE_LIMIT": "off",
+        "NAIPES_LOG_LEVEL": "info",
+    }
     env.pop("NAIPES_ACCESS_LOG", None)
     with open(log_path, "w") as log:
-        web = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "web" / "gunicorn_conf.py"),
-                                "service.web.app:create_app()"], cwd=ROOT, env=env, stdout=log, stderr=log,
-                               start_new_session=True)
+        web = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                str(ROOT / "service" / "web" / "gunicorn_conf.py"),
+                "service.web.app:create_app()",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
     worker = start_worker(redis_url)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -107,8 +132,10 @@ def test_every_block_of_the_readme_runs_or_is_marked_not_to():
 def test_the_readme_examples_run_as_written(live_service, tmp_path):
     missing = [tool for tool in ("jq", "curl") if shutil.which(tool) is None]
     if missing:
-        pytest.skip(f"{' and '.join(missing)} missing (./naipes test installs Debian's jq as root): the README's "
-                    "shell examples need curl and jq")
+        pytest.skip(
+            f"{' and '.join(missing)} missing (./naipes test installs Debian's jq as root): the README's "
+            "shell examples need curl and jq"
+        )
     work = tmp_path / "repo"
     (work / "data").mkdir(parents=True)
     (work / "data" / "api_key").write_text(API_KEY + "\n")
@@ -118,8 +145,10 @@ def test_the_readme_examples_run_as_written(live_service, tmp_path):
     stand_in.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m service.cli "$@"\n')
     stand_in.chmod(0o755)
 
-    script = ["set -euo pipefail",
-              'curl() { command curl --fail-with-body --max-time 60 "$@"; }  # a 4xx or 5xx answer fails']
+    script = [
+        "set -euo pipefail",
+        'curl() { command curl --fail-with-body --max-time 60 "$@"; }  # a 4xx or 5xx answer fails',
+    ]
     for i, b in enumerate(readme_blocks()):
         if not b["run"]:
             continue
@@ -131,11 +160,23 @@ def test_the_readme_examples_run_as_written(live_service, tmp_path):
             script.append(f'"$NAIPES_TEST_PYTHON" readme_block_{i}.py')
     script.append('echo "::GAME=$GAME"')
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NAIPES_", "REDIS_URL"))}
-    env.update(API=live_service["url"], KEY=API_KEY, NAIPES_DATA=str(work / "data"), PYTHONPATH=str(ROOT),
-               NAIPES_TEST_PYTHON=sys.executable,
-               PATH=os.pathsep.join([str(os.path.dirname(sys.executable)), env.get("PATH", "")]))
-    proc = subprocess.Popen(["bash", "-c", "\n".join(script)], cwd=work, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    env.update(
+        API=live_service["url"],
+        KEY=API_KEY,
+        NAIPES_DATA=str(work / "data"),
+        PYTHONPATH=str(ROOT),
+        NAIPES_TEST_PYTHON=sys.executable,
+        PATH=os.pathsep.join([str(os.path.dirname(sys.executable)), env.get("PATH", "")]),
+    )
+    proc = subprocess.Popen(
+        ["bash", "-c", "\n".join(script)],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         out, _ = proc.communicate(timeout=400)
     finally:  # nothing a block started outlives the test

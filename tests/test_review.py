@@ -17,10 +17,10 @@ from domain.base import deal_commitment
 from events.embedded import EmbeddedRedis
 from events.envelope import dumps, loads
 from events.store import key
-from service.core.keys import KEYS
-from service.web.app import create_app
-from service.core.naipes import Naipes
 from service.cli import main as cli
+from service.core.keys import KEYS
+from service.core.naipes import Naipes
+from service.web.app import create_app
 
 from .conftest import API_KEY, ROOT, bearer
 from .helpers import create, play_http, tokens
@@ -30,8 +30,13 @@ PLAYERS = {"dalmuti": 4, "cego": 4, "muerte": 6, "onion": 3}
 
 
 def finished_game(client, integrator, game="dalmuti", seed=1, **options) -> dict:
-    created = create(client, integrator, game=game, players=[f"p{i}" for i in range(PLAYERS[game])],
-                     options={**SHORT[game], **options})
+    created = create(
+        client,
+        integrator,
+        game=game,
+        players=[f"p{i}" for i in range(PLAYERS[game])],
+        options={**SHORT[game], **options},
+    )
     play_http(client, created, random.Random(seed))
     return created
 
@@ -60,8 +65,11 @@ def test_every_deal_is_committed_before_play_and_revealed_when_its_hand_is_over(
         d, dealt = r["data"], deals[r["data"]["deal_version"]]
         assert d["commitment"] == dealt["data"]["commitment"] == deal_commitment(d["deck"], d["salt"])
         # revealed in the same append as the event that ended its hand, and only then
-        ended = [e for e in spectator_log if dealt["version"] < e["version"] < r["version"]
-                 and e["type"] in module.HAND_OVER_EVENTS]
+        ended = [
+            e
+            for e in spectator_log
+            if dealt["version"] < e["version"] < r["version"] and e["type"] in module.HAND_OVER_EVENTS
+        ]
         assert ended and ended[0]["time"] == r["time"]
         # before the reveal, nobody but the integrator held the salt
         before = client.get(f"/games/{gid}/replay?version={r['version'] - 1}").get_data(as_text=True)
@@ -70,8 +78,7 @@ def test_every_deal_is_committed_before_play_and_revealed_when_its_hand_is_over(
     # the seats' dealt cards are cards of the committed deck
     full = client.get(f"/games/{gid}/audit", headers=integrator).get_json()["events"]
     first = next(e for e in full if e["version"] == min(deals))
-    dealt_cards = sorted(json.dumps(c) for k, p in first["private"].items() if k.isdigit()
-                         for c in _flat(p["hand"]))
+    dealt_cards = sorted(json.dumps(c) for k, p in first["private"].items() if k.isdigit() for c in _flat(p["hand"]))
     deck = sorted(json.dumps(c) for c in _flat(first["private"]["deal"]["deck"]))
     assert set(dealt_cards) <= set(deck)
 
@@ -114,8 +121,9 @@ TAMPERINGS = {
 
 
 @pytest.mark.parametrize("how", list(TAMPERINGS))
-def test_tampering_is_named_at_its_first_broken_link_by_audit_and_verify(client, integrator, redis_client,
-                                                                          tmp_path, how):
+def test_tampering_is_named_at_its_first_broken_link_by_audit_and_verify(
+    client, integrator, redis_client, tmp_path, how
+):
     created = finished_game(client, integrator)
     gid = created["id"]
     clean = export(client, integrator, gid)
@@ -173,8 +181,9 @@ def test_verify_is_a_command_of_the_installed_cli(client, integrator, tmp_path):
     gid = finished_game(client, integrator)["id"]
     path = tmp_path / "g.jsonl"
     path.write_bytes(export(client, integrator, gid))
-    done = subprocess.run([sys.executable, "-m", "service.cli", "verify", str(path)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli", "verify", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0 and "verified" in done.stdout, done.stdout + done.stderr
 
 
@@ -237,8 +246,13 @@ def test_replay_viewpoints_are_limited_to_what_the_caller_is_entitled_to(client,
     assert "hand" in own.get_json()["state"]
     named = client.get(f"/games/{gid}/replay?version={v}&as=seat:1", headers=bearer(toks[1]))
     assert named.get_json() == own.get_json()
-    for as_, headers in (("seat:2", bearer(toks[1])), ("reviewer", bearer(toks[1])), ("reviewer", {}),
-                         ("seat:0", {}), ("seat", {})):
+    for as_, headers in (
+        ("seat:2", bearer(toks[1])),
+        ("reviewer", bearer(toks[1])),
+        ("reviewer", {}),
+        ("seat:0", {}),
+        ("seat", {}),
+    ):
         r = client.get(f"/games/{gid}/replay?version={v}&as={as_}", headers=headers)
         assert r.status_code == 403 and r.mimetype == "application/problem+json", (as_, r.get_json())
     spectator = client.get(f"/games/{gid}/replay?version={v}&as=spectator", headers=bearer(toks[1])).get_json()
@@ -279,30 +293,40 @@ def test_freeze_notes_and_adjudication_only_grow_the_log(client, integrator):
     assert refused.status_code == 409 and refused.get_json()["type"].endswith("game-frozen")
     assert client.get(f"/games/{gid}/legal-moves", headers=bearer(toks[seat])).get_json()["moves"] == []
     assert client.post(f"/games/{gid}/freeze", json={"reason": "again"}, headers=integrator).status_code == 409
-    note = client.post(f"/games/{gid}/notes", json={"version": 3, "text": "commitment of version 3 checked"},
-                       headers=integrator)
+    note = client.post(
+        f"/games/{gid}/notes", json={"version": 3, "text": "commitment of version 3 checked"}, headers=integrator
+    )
     assert note.status_code == 201
     assert client.post(f"/games/{gid}/notes", json={"version": 999, "text": "x"}, headers=integrator).status_code == 422
-    un = client.post(f"/games/{gid}/adjudications", json={"action": "unfreeze", "reason": "deal verified"},
-                     headers=integrator)
+    un = client.post(
+        f"/games/{gid}/adjudications", json={"action": "unfreeze", "reason": "deal verified"}, headers=integrator
+    )
     assert un.status_code == 201 and not un.get_json()["frozen"]
     assert client.get(f"/games/{gid}").get_json()["to_act"]
-    award = client.post(f"/games/{gid}/adjudications",
-                        json={"action": "award", "reason": "seat 0 abandoned", "scores": [0, 3, 2, 1]},
-                        headers=integrator)
+    award = client.post(
+        f"/games/{gid}/adjudications",
+        json={"action": "award", "reason": "seat 0 abandoned", "scores": [0, 3, 2, 1]},
+        headers=integrator,
+    )
     assert award.status_code == 201 and award.get_json()["result"]["winners"] == [1]
-    fix = client.post(f"/games/{gid}/adjudications",
-                      json={"action": "correct_score", "reason": "miscounted", "deltas": [0, 0, 2, 0]},
-                      headers=integrator).get_json()
+    fix = client.post(
+        f"/games/{gid}/adjudications",
+        json={"action": "correct_score", "reason": "miscounted", "deltas": [0, 0, 2, 0]},
+        headers=integrator,
+    ).get_json()
     assert fix["result"]["scores"] == [0, 3, 4, 1] and fix["result"]["winners"] == [2]
     view = client.get(f"/games/{gid}").get_json()
     assert view["finished"] and view["result"]["adjudicated"] and view["result"]["scores"] == [0, 3, 4, 1]
     assert client.post(f"/games/{gid}/moves", json={"type": "pass"}, headers=bearer(toks[seat])).status_code == 409
     audit = client.get(f"/games/{gid}/audit", headers=integrator).get_json()
-    assert audit["chain"]["ok"] and audit["events"][:len(before)] == before
+    assert audit["chain"]["ok"] and audit["events"][: len(before)] == before
     assert [(x["type"], x.get("action")) for x in audit["review"]] == [
-        ("GameFrozen", None), ("NoteAdded", None), ("Adjudicated", "unfreeze"), ("Adjudicated", "award"),
-        ("Adjudicated", "correct_score")]
+        ("GameFrozen", None),
+        ("NoteAdded", None),
+        ("Adjudicated", "unfreeze"),
+        ("Adjudicated", "award"),
+        ("Adjudicated", "correct_score"),
+    ]
     assert all(x["actor"].startswith("reviewer:") for x in audit["review"])
     assert audit["review"][0]["reason"] == "seat 2 disputes the deal"
     # the fold from scratch gives the adjudicated result
@@ -311,19 +335,24 @@ def test_freeze_notes_and_adjudication_only_grow_the_log(client, integrator):
 
 def test_void_ends_a_game_without_a_result(client, integrator):
     g = create(client, integrator, players=["a", "b", "c", "d"])
-    r = client.post(f"/games/{g['id']}/adjudications", json={"action": "void", "reason": "server clock fault",
-                                                             "hand": 1}, headers=integrator)
+    r = client.post(
+        f"/games/{g['id']}/adjudications",
+        json={"action": "void", "reason": "server clock fault", "hand": 1},
+        headers=integrator,
+    )
     assert r.status_code == 201 and r.get_json()["result"]["void"]
     assert client.get(f"/games/{g['id']}").get_json()["finished"]
 
 
 def test_bad_adjudications_are_4xx(client, integrator):
     g = create(client, integrator, players=["a", "b", "c", "d"])
-    for body, status in (({"action": "award", "reason": "x", "scores": [1, 2]}, 422),
-                         ({"action": "correct_score", "reason": "x", "deltas": [0, 0, 0, 0]}, 409),
-                         ({"action": "unfreeze", "reason": "x"}, 409),
-                         ({"action": "explode", "reason": "x"}, 422),
-                         ({"action": "void"}, 422)):
+    for body, status in (
+        ({"action": "award", "reason": "x", "scores": [1, 2]}, 422),
+        ({"action": "correct_score", "reason": "x", "deltas": [0, 0, 0, 0]}, 409),
+        ({"action": "unfreeze", "reason": "x"}, 409),
+        ({"action": "explode", "reason": "x"}, 422),
+        ({"action": "void"}, 422),
+    ):
         r = client.post(f"/games/{g['id']}/adjudications", json=body, headers=integrator)
         assert r.status_code == status and r.mimetype == "application/problem+json", (body, r.get_json())
 
@@ -342,10 +371,14 @@ def test_scopes_decide_what_a_key_may_do(client, integrator):
     tourn, _ = new_key("tournaments")
     g = create(client, games, players=["a", "b", "c", "d"])
     gid = g["id"]
-    assert client.post("/games", json={"game": "dalmuti", "players": ["a", "b", "c", "d"]},
-                       headers=review).status_code == 403
-    assert client.post("/games", json={"game": "dalmuti", "players": ["a", "b", "c", "d"]},
-                       headers=tourn).status_code == 403
+    assert (
+        client.post("/games", json={"game": "dalmuti", "players": ["a", "b", "c", "d"]}, headers=review).status_code
+        == 403
+    )
+    assert (
+        client.post("/games", json={"game": "dalmuti", "players": ["a", "b", "c", "d"]}, headers=tourn).status_code
+        == 403
+    )
     assert client.post(f"/games/{gid}/freeze", json={"reason": "x"}, headers=games).status_code == 403
     assert client.post(f"/games/{gid}/freeze", json={"reason": "x"}, headers=review).status_code == 201
     assert client.get(f"/games/{gid}/audit", headers=review).status_code == 200
@@ -379,10 +412,10 @@ def test_keys_from_the_command_line(redis_url, monkeypatch):
     assert made.exit_code == 0, made.output
     key_id, secret = made.output.split()[:2]
     svc = Naipes(redis.Redis.from_url(redis_url))
-    assert svc.integrator(secret).scopes == frozenset({"games", "review"})
+    assert svc.identity.integrator(secret).scopes == frozenset({"games", "review"})
     assert key_id in runner.invoke(cli, ["keys", "list"]).output
     assert runner.invoke(cli, ["keys", "revoke", key_id]).exit_code == 0
-    assert Naipes(redis.Redis.from_url(redis_url)).integrator(secret) is None
+    assert Naipes(redis.Redis.from_url(redis_url)).identity.integrator(secret) is None
 
 
 # ------------------------------------------------------------------ rate limits
@@ -431,7 +464,7 @@ def test_an_append_during_an_audit_or_an_export_is_not_taken_for_tampering(servi
     # while the audit (or an export) reads the log is not one, whatever the order the reads land in
     from service.core.verify import verify_export
 
-    gid = service.create_game("dalmuti", ["a", "b", "c", "d"], {"turn_seconds": 30, "hands": 1})["id"]
+    gid = service.games.create_game("dalmuti", ["a", "b", "c", "d"], {"turn_seconds": 30, "hands": 1})["id"]
     original = service.store.iter_all
     appended = []
 
@@ -439,16 +472,16 @@ def test_an_append_during_an_audit_or_an_export_is_not_taken_for_tampering(servi
         out = list(original(game_id, *args, **kwargs))
         if not appended:  # between this read and the next, a deadline fires
             appended.append(True)
-            table = service.table(game_id, fresh=True)
+            table = service.tables.table(game_id, fresh=True)
             seat = next(int(s) for s, c in table["clock"].items() if c.get("deadline"))
-            assert service.enforce_deadline(game_id, table["version"], seat)
+            assert service.deadlines.enforce_deadline(game_id, table["version"], seat)
         return iter(out)
 
     monkeypatch.setattr(service.store, "iter_all", read_then_someone_moves)
-    report = service.audit(gid)
+    report = service.records.audit(gid)
     assert appended and report["chain"]["ok"], report["chain"]
     assert service.store.head(gid)[0] > report["version"] == report["events"][-1]["version"]
     appended.clear()
-    exported = list(service.export_lines(gid))
+    exported = list(service.records.export_lines(gid))
     assert appended and verify_export(exported)["ok"], verify_export(exported)["problems"]
     assert json.loads(exported[0])["version"] == len(exported) - 1

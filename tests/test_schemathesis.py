@@ -39,7 +39,7 @@ def problem_json(ctx, response, case):
     """Every error is application/problem+json with type, title, status and a detail."""
     if response.status_code < 400:
         return None
-    ctype = (response.headers.get("Content-Type") or response.headers.get("content-type") or [""])
+    ctype = response.headers.get("Content-Type") or response.headers.get("content-type") or [""]
     ctype = ctype[0] if isinstance(ctype, list) else ctype
     assert ctype.split(";")[0].strip() == PROBLEM, f"error {response.status_code} served as {ctype!r}"
     body = response.json()
@@ -74,8 +74,12 @@ def operations() -> list:
                 continue
             label = f"{method.upper()} {path}"
             out.append(pytest.param(label, GenerationMode.POSITIVE, id=f"{label} positive"))
-            inputs = op.get("parameters") or op.get("requestBody") or "{" in path \
+            inputs = (
+                op.get("parameters")
+                or op.get("requestBody")
+                or "{" in path
                 or any(req for req in op.get("security", [{}]))
+            )
             if inputs:
                 out.append(pytest.param(label, GenerationMode.NEGATIVE, id=f"{label} negative"))
     return out
@@ -90,17 +94,21 @@ def make_games(service):
     """One running game of each type; the seat tokens of each."""
     out = []
     for game, (players, options) in GAMES.items():
-        created = service.create_game(game, players, options)
+        created = service.games.create_game(game, players, options)
         out.append({"id": created["id"], "tokens": {s["seat"]: s["token"] for s in created["seats"]}})
     # a finished game: its event stream ends after its last event
-    done = service.create_game("dalmuti", ["ana", "bea", "carl", "dani"], {"hands": 1})
+    done = service.games.create_game("dalmuti", ["ana", "bea", "carl", "dani"], {"hands": 1})
     rng = random.Random(5)
     while True:
-        acting = service.state_view(done["id"], service.viewer(None, None))["to_act"]
+        acting = service.reads.state_view(done["id"], service.identity.viewer(None, None))["to_act"]
         if not acting:
             break
         token = done["seats"][acting[0]]["token"]
-        service.move(done["id"], acting[0], rng.choice(service.legal_moves(done["id"], service.viewer(done["id"], token))["moves"]))
+        service.moves.move(
+            done["id"],
+            acting[0],
+            rng.choice(service.reads.legal_moves(done["id"], service.identity.viewer(done["id"], token))["moves"]),
+        )
     out.append({"id": done["id"], "tokens": {s["seat"]: s["token"] for s in done["seats"]}, "finished": True})
     return out
 
@@ -115,7 +123,11 @@ def _security(case) -> list[str]:
 def _prepare(case, service, games, rng: random.Random, positive: bool) -> dict:
     """A live game in the path; returns the headers with a credential the operation accepts."""
     streams = case.operation.path.endswith("/stream")
-    game = next(g for g in games if g.get("finished")) if streams else rng.choice([g for g in games if not g.get("finished")])
+    game = (
+        next(g for g in games if g.get("finished"))
+        if streams
+        else rng.choice([g for g in games if not g.get("finished")])
+    )
     broken_path = not positive and case.meta is not None and case.meta.is_negative_at(ParameterLocation.PATH)
     if "game_id" in (case.path_parameters or {}) and rng.random() < 0.9 and not broken_path:
         case.path_parameters["game_id"] = game["id"]
@@ -125,7 +137,7 @@ def _prepare(case, service, games, rng: random.Random, positive: bool) -> dict:
     seat_token = None
     live = next((g for g in games if g["id"] == gid), None)
     if live is not None:
-        acting = service.state_view(gid, service.viewer(None, None))["to_act"]
+        acting = service.reads.state_view(gid, service.identity.viewer(None, None))["to_act"]
         seat = acting[0] if acting else 0
         seat_token = live["tokens"][seat]
     if security == ["seatToken"]:
@@ -136,8 +148,12 @@ def _prepare(case, service, games, rng: random.Random, positive: bool) -> dict:
         credential = rng.choice([seat_token, API_KEY, None])
     else:
         credential = None
-    if not positive and case.meta is not None and case.meta.is_negative_at(ParameterLocation.HEADER) \
-            and "Authorization" in headers:
+    if (
+        not positive
+        and case.meta is not None
+        and case.meta.is_negative_at(ParameterLocation.HEADER)
+        and "Authorization" in headers
+    ):
         return {}  # a generated, malformed credential goes as it is: it must be refused
     if credential:
         headers["Authorization"] = f"Bearer {credential}"
@@ -149,9 +165,13 @@ def _prepare(case, service, games, rng: random.Random, positive: bool) -> dict:
     if isinstance(wait, (int, float)) and not isinstance(wait, bool) and 0 < wait <= 30:
         query["wait"] = min(wait, 0.05)  # a long-poll of up to 30 s would only eat the time budget
     # a positive move request posts, half of the time, a move the seat may make
-    if case.operation.definition.raw.get("operationId") == "postMove" and live is not None \
-            and positive and rng.random() < 0.5:
-        moves = service.legal_moves(gid, service.viewer(gid, seat_token))["moves"]
+    if (
+        case.operation.definition.raw.get("operationId") == "postMove"
+        and live is not None
+        and positive
+        and rng.random() < 0.5
+    ):
+        moves = service.reads.legal_moves(gid, service.identity.viewer(gid, seat_token))["moves"]
         if moves:
             case.body = rng.choice(moves)
     return {"Authorization": f"Bearer {credential}"} if credential else {}
@@ -164,13 +184,20 @@ def test_every_operation_keeps_its_contract(label, mode, app, service, live_game
     seen = []
 
     @given(case=operation.as_strategy(generation_mode=mode))
-    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
-              phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     def run(case):
         rng = random.Random(repr((label, case.path_parameters, case.query, case.body)))
         auth = _prepare(case, service, live_games, rng, mode is GenerationMode.POSITIVE)
-        response = case.call_and_validate(headers=auth, additional_checks=[problem_json],
-                                          excluded_checks=[positive_data_acceptance])
+        response = case.call_and_validate(
+            headers=auth, additional_checks=[problem_json], excluded_checks=[positive_data_acceptance]
+        )
         seen.append(response.status_code)
 
     try:

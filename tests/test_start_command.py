@@ -21,8 +21,15 @@ def test_start_serves_a_timed_game_to_its_end_and_stops_cleanly(tmp_path):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "NAIPES_API_KEYS")}
     env.update(NAIPES_DATA=str(tmp_path), NAIPES_BIND=f"127.0.0.1:{port}", PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "start"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "start"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{port}"
     lines = []
     try:
@@ -43,9 +50,15 @@ def test_start_serves_a_timed_game_to_its_end_and_stops_cleanly(tmp_path):
             except requests.RequestException:
                 time.sleep(0.1)
         auth = {"Authorization": f"Bearer {key}"}
-        g = requests.post(f"{base}/games", headers=auth, json={
-            "game": "dalmuti", "players": ["a", "b", "c", "d"],
-            "options": {"hands": 1, "turn_seconds": 0.5, "absent_after": 1}}).json()
+        g = requests.post(
+            f"{base}/games",
+            headers=auth,
+            json={
+                "game": "dalmuti",
+                "players": ["a", "b", "c", "d"],
+                "options": {"hands": 1, "turn_seconds": 0.5, "absent_after": 1},
+            },
+        ).json()
         toks = {s["seat"]: {"Authorization": f"Bearer {s['token']}"} for s in g["seats"]}
         rng = random.Random(4)
         # seat 0 plays by itself; the others stay silent and are moved for by the worker
@@ -74,8 +87,15 @@ def _launch(data, port: int) -> tuple[subprocess.Popen, str, str]:
     """``naipes start`` over the data folder; its process, base URL and integrator key once it serves."""
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "NAIPES_API_KEYS")}
     env.update(NAIPES_DATA=str(data), NAIPES_BIND=f"127.0.0.1:{port}", PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "start"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "start"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     base, key, lines = f"http://127.0.0.1:{port}", None, []
     deadline = time.monotonic() + 60
     while key is None and time.monotonic() < deadline:
@@ -101,9 +121,15 @@ def test_a_second_start_on_the_same_data_folder_refuses_at_once_and_touches_noth
         env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "NAIPES_API_KEYS")}
         env.update(NAIPES_DATA=str(tmp_path), NAIPES_BIND=f"127.0.0.1:{port}", PYTHONPATH=str(ROOT))
         began = time.monotonic()
-        second = subprocess.Popen([sys.executable, "-m", "service.cli", "start"], cwd=ROOT, env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                  start_new_session=True)
+        second = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "start"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         try:
             out, _ = second.communicate(timeout=30)
         finally:
@@ -117,10 +143,23 @@ def test_a_second_start_on_the_same_data_folder_refuses_at_once_and_touches_noth
         # the running one is untouched: its Redis address, its service, and the commands reach it
         assert (tmp_path / "redis.url").read_text() == running
         assert requests.get(f"{base}/health", timeout=5).status_code == 200
-        assert requests.post(f"{base}/games", headers={"Authorization": f"Bearer {key}"}, timeout=10,
-                             json={"game": "dalmuti", "players": ["a", "b", "c", "d"]}).status_code == 201
-        listed = subprocess.run([sys.executable, "-m", "service.cli", "games", "list"], cwd=tmp_path, env=env,
-                                capture_output=True, text=True, timeout=60)
+        assert (
+            requests.post(
+                f"{base}/games",
+                headers={"Authorization": f"Bearer {key}"},
+                timeout=10,
+                json={"game": "dalmuti", "players": ["a", "b", "c", "d"]},
+            ).status_code
+            == 201
+        )
+        listed = subprocess.run(
+            [sys.executable, "-m", "service.cli", "games", "list"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert listed.returncode == 0 and "1 of 1 games" in listed.stderr, listed.stdout + listed.stderr
     finally:
         os.killpg(first.pid, signal.SIGINT)
@@ -138,7 +177,7 @@ def wrapper_env(tmp_path) -> tuple[dict, object]:
     tools.mkdir()
     scripts = {
         venv / "bin" / "python": f'#!/bin/sh\nif [ "$1" = -m ] && [ "$2" = pip ]; then echo "$*" >> "{log}"; '
-                                 f'exit 0; fi\nexec "{sys.executable}" "$@"\n',
+        f'exit 0; fi\nexec "{sys.executable}" "$@"\n',
         venv / "bin" / "naipes": f'#!/bin/sh\nexec "{sys.executable}" -m service.cli "$@"\n',
         tools / "chromium": "#!/bin/sh\nexit 0\n",
     }
@@ -154,19 +193,29 @@ def test_start_installs_the_services_dependencies_only_and_test_the_test_extras(
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    test_only = {"pytest", "pytest-xdist", "schemathesis", "playwright", "openapi-python-client", "pillow",
-                 "openapi-spec-validator"}
+    test_only = {
+        "pytest",
+        "pytest-xdist",
+        "schemathesis",
+        "playwright",
+        "openapi-python-client",
+        "pillow",
+        "openapi-spec-validator",
+    }
     service = {re.split(r"[<>=!~\[ ;]", d, maxsplit=1)[0].lower() for d in project["dependencies"]}
-    assert not service & test_only and test_only <= {re.split(r"[<>=!~\[ ;]", d, maxsplit=1)[0].lower()
-                                                     for d in project["optional-dependencies"]["test"]}
+    assert not service & test_only and test_only <= {
+        re.split(r"[<>=!~\[ ;]", d, maxsplit=1)[0].lower() for d in project["optional-dependencies"]["test"]
+    }
     env, log = wrapper_env(tmp_path)
-    r = subprocess.run([str(ROOT / "naipes"), "start", "--help"], cwd=tmp_path, env=env, capture_output=True,
-                       text=True, timeout=60)
+    r = subprocess.run(
+        [str(ROOT / "naipes"), "start", "--help"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
     assert r.returncode == 0 and "Usage:" in r.stdout, r.stdout + r.stderr
     installs = [x for x in log.read_text().splitlines() if " -e " in x]
     assert len(installs) == 1 and "[test]" not in installs[0] and installs[0].endswith(str(ROOT)), installs
-    r = subprocess.run([str(ROOT / "naipes"), "test", "--version"], cwd=tmp_path, env=env, capture_output=True,
-                       text=True, timeout=120)
+    r = subprocess.run(
+        [str(ROOT / "naipes"), "test", "--version"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
     assert r.returncode == 0 and "pytest" in r.stdout + r.stderr, r.stdout + r.stderr
     installs = [x for x in log.read_text().splitlines() if " -e " in x]
     assert len(installs) == 2 and installs[1].endswith(f"{ROOT}[test]"), installs
@@ -175,8 +224,9 @@ def test_start_installs_the_services_dependencies_only_and_test_the_test_extras(
 def test_help_lists_every_command(tmp_path):
     env, _ = wrapper_env(tmp_path)
     for flag in ("--help", "-h", "help"):
-        r = subprocess.run([str(ROOT / "naipes"), flag], cwd=tmp_path, env=env, capture_output=True, text=True,
-                           timeout=60)
+        r = subprocess.run(
+            [str(ROOT / "naipes"), flag], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+        )
         assert r.returncode == 0, r.stdout + r.stderr
         for command in ("start", "test", "games", "replay", "export", "verify", "keys", "openapi", "worker"):
             assert re.search(rf"^\s+{command}\s+\S", r.stdout, re.M), (command, r.stdout)
@@ -189,7 +239,14 @@ def test_start_refuses_while_a_redis_left_by_a_killed_start_still_runs_over_the_
         (tmp_path / "redis.url").write_text(left.url + "\n")
         env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "NAIPES_API_KEYS")}
         env.update(NAIPES_DATA=str(tmp_path), NAIPES_BIND=f"127.0.0.1:{free_port()}", PYTHONPATH=str(ROOT))
-        r = subprocess.run([sys.executable, "-m", "service.cli", "start"], cwd=ROOT, env=env, capture_output=True,
-                           text=True, timeout=60, start_new_session=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "service.cli", "start"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            start_new_session=True,
+        )
         assert r.returncode == 1 and left.url in r.stderr and "shut it down first" in r.stderr, r.stdout + r.stderr
         assert (tmp_path / "redis.url").read_text().strip() == left.url

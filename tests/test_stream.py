@@ -34,8 +34,11 @@ def sse(resp, stop_after: int | None = None, timeout: float = 30):
 
 
 def new_game(base: str, integrator: dict) -> dict:
-    r = requests.post(f"{base}/games", headers=integrator,
-                      json={"game": "dalmuti", "players": ["ana", "bea", "carl", "dani"], "options": {"hands": 1}})
+    r = requests.post(
+        f"{base}/games",
+        headers=integrator,
+        json={"game": "dalmuti", "players": ["ana", "bea", "carl", "dani"], "options": {"hands": 1}},
+    )
     assert r.status_code == 201, r.text
     return r.json()
 
@@ -77,8 +80,13 @@ def test_stream_resumes_from_last_event_id_without_loss_and_ends_with_the_game(l
 
     # the rest of the game is played while nobody listens; the token travels in the query this time
     play(base, g, random.Random(4))
-    with requests.get(f"{base}/games/{gid}/stream", params={"token": toks[1]},
-                      headers={"Last-Event-ID": got[-1]["id"]}, stream=True, timeout=30) as r:
+    with requests.get(
+        f"{base}/games/{gid}/stream",
+        params={"token": toks[1]},
+        headers={"Last-Event-ID": got[-1]["id"]},
+        stream=True,
+        timeout=30,
+    ) as r:
         assert r.status_code == 200
         for kind, msg in sse(r):  # ends by itself: the game is finished
             if kind == "event":
@@ -96,7 +104,7 @@ def test_stream_resumes_from_last_event_id_without_loss_and_ends_with_the_game(l
     assert [orjson.loads(m["data"]) for m in got] == listed["events"]
     assert [m["event"] for m in got] == [e["type"] for e in listed["events"]]
     assert any(e.get("private") for e in listed["events"]), "the seat's own private parts are in its stream"
-    assert all(set((e.get("private") or {})) <= {"1"} for e in listed["events"])
+    assert all(set(e.get("private") or {}) <= {"1"} for e in listed["events"])
 
     # a spectator's stream carries no private part
     with requests.get(f"{base}/games/{gid}/stream", params={"after": 0}, stream=True, timeout=30) as r:
@@ -104,8 +112,9 @@ def test_stream_resumes_from_last_event_id_without_loss_and_ends_with_the_game(l
     assert len(spectator) == head["version"] and not any(e.get("private") for e in spectator)
 
     # `after` resumes too
-    with requests.get(f"{base}/games/{gid}/stream", params={"after": head["version"] - 3}, stream=True,
-                      timeout=30) as r:
+    with requests.get(
+        f"{base}/games/{gid}/stream", params={"after": head["version"] - 3}, stream=True, timeout=30
+    ) as r:
         tail = [int(m["id"]) for kind, m in sse(r) if kind == "event"]
     assert tail == [head["version"] - 2, head["version"] - 1, head["version"]]
 

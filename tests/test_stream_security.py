@@ -29,8 +29,7 @@ def test_a_revoked_review_key_loses_its_open_stream_and_is_told_it_was_revoked(r
         made = requests.post(f"{base}/keys", json={"name": "reviewer", "scopes": ["review"]}, headers=integrator)
         assert made.status_code == 201, made.text
         key = made.json()
-        with requests.get(f"{base}/games/{g['id']}/stream", headers=bearer(key["key"]), stream=True,
-                          timeout=30) as r:
+        with requests.get(f"{base}/games/{g['id']}/stream", headers=bearer(key["key"]), stream=True, timeout=30) as r:
             assert r.status_code == 200
             stream = sse(r, timeout=20)
             head = requests.get(f"{base}/games/{g['id']}", timeout=10).json()["version"]
@@ -70,7 +69,7 @@ def test_a_stream_ends_when_its_seat_token_is_replaced(redis_url, integrator):
             assert r.status_code == 200
             stream = sse(r, timeout=20)
             next(msg for kind, msg in stream if kind == "event")
-            Naipes(redis.Redis.from_url(redis_url))._reissue(g["id"])  # the game's seat tokens are replaced
+            Naipes(redis.Redis.from_url(redis_url)).games.reissue(g["id"])  # the game's seat tokens are replaced
             t0 = time.monotonic()
             rest = list(stream)  # the server ends it
             assert time.monotonic() - t0 < 6
@@ -116,9 +115,15 @@ def test_a_client_beyond_its_stream_cap_is_refused_while_others_are_served(redis
 
 def test_streams_stop_below_the_connection_limit_so_ordinary_requests_still_answer(redis_url, integrator):
     """24 connections per worker: at most 18 streams each; the 37th stream is refused with 503."""
-    proc, base = start_gunicorn(redis_url, {"NAIPES_SSE_HEARTBEAT": "1", "NAIPES_WORKER_CONNECTIONS": "24",
-                                            "NAIPES_MAX_STREAMS_PER_CLIENT": "1000",
-                                            "NAIPES_MAX_CONNECTIONS_PER_ADDRESS": "0"})
+    proc, base = start_gunicorn(
+        redis_url,
+        {
+            "NAIPES_SSE_HEARTBEAT": "1",
+            "NAIPES_WORKER_CONNECTIONS": "24",
+            "NAIPES_MAX_STREAMS_PER_CLIENT": "1000",
+            "NAIPES_MAX_CONNECTIONS_PER_ADDRESS": "0",
+        },
+    )
     sessions: list[requests.Session] = []
     try:
         g = new_game(base, integrator)

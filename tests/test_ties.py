@@ -58,8 +58,11 @@ def test_a_game_that_ends_level_shows_the_tied_seats_at_one_place(client, integr
 
 def test_an_award_with_equal_scores_ranks_them_equal(client, integrator):
     g = create(client, integrator, game="dalmuti", players=["ana", "bea", "carl", "dani"], options={"hands": 1})
-    r = client.post(f"/games/{g['id']}/adjudications", headers=integrator,
-                    json={"action": "award", "reason": "a shared first place", "scores": [5, 5, 1, 1]})
+    r = client.post(
+        f"/games/{g['id']}/adjudications",
+        headers=integrator,
+        json={"action": "award", "reason": "a shared first place", "scores": [5, 5, 1, 1]},
+    )
     assert r.status_code == 201, r.get_json()
     assert r.get_json()["result"]["ranks"] == [1, 1, 3, 3]
     result = client.get(f"/games/{g['id']}").get_json()["result"]
@@ -123,13 +126,15 @@ console.log(JSON.stringify(table.children.slice(1).map((tr) => tr.children.map((
 def test_the_viewer_draws_tied_places(tmp_path):
     harness = tmp_path / "harness.js"
     harness.write_text(VIEWER_HARNESS)
-    view = {"players": ["ana", "bea", "carl", "dani"], "finished": True,
-            "result": {"scores": [-80, 80, -80, 80], "ranking": [1, 3, 0, 2], "ranks": [3, 1, 3, 1],
-                       "winners": [1, 3]}}
+    view = {
+        "players": ["ana", "bea", "carl", "dani"],
+        "finished": True,
+        "result": {"scores": [-80, 80, -80, 80], "ranking": [1, 3, 0, 2], "ranks": [3, 1, 3, 1], "winners": [1, 3]},
+    }
     viewer_js = Path(__file__).resolve().parent.parent / "service" / "web" / "viewer" / "viewer.js"
-    out = subprocess.run(["node", str(harness), str(viewer_js), json.dumps(view)], capture_output=True, text=True,
-                         timeout=60)
+    out = subprocess.run(
+        ["node", str(harness), str(viewer_js), json.dumps(view)], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout.strip().splitlines()[-1])
-    assert rows == [["=1", "bea #1", "80"], ["=1", "dani #3", "80"], ["=3", "ana #0", "-80"],
-                    ["=3", "carl #2", "-80"]]
+    assert rows == [["=1", "bea #1", "80"], ["=1", "dani #3", "80"], ["=3", "ana #0", "-80"], ["=3", "carl #2", "-80"]]

@@ -17,7 +17,8 @@ from rq.registry import ScheduledJobRegistry
 from domain import table as tables
 from events.envelope import parse_time
 from service.core import timers
-from service.core.naipes import RUNNING_TIMED, Naipes
+from service.core.listing import RUNNING_TIMED
+from service.core.naipes import Naipes
 from workers.queues import LEAD_SECONDS, RECONCILE_SECONDS, DeadlineRegistry
 
 from .conftest import ROOT, bearer
@@ -26,8 +27,14 @@ from .helpers import create, tokens
 
 def start_worker(redis_url: str) -> subprocess.Popen:
     env = {**os.environ, "REDIS_URL": redis_url, "PYTHONPATH": str(ROOT), "NAIPES_LOG_LEVEL": "WARNING"}
-    return subprocess.Popen([sys.executable, "-m", "workers"], cwd=ROOT, env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, "-m", "workers"],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def kill_group(proc: subprocess.Popen) -> None:
@@ -74,8 +81,14 @@ def test_a_silent_seat_is_timed_out_within_two_seconds_of_its_deadline(worker, c
     _, events = timeouts(client, integrator, g["id"])
     after = events[events.index(first) + 1]
     assert after["actor"] == "worker" and after["type"] not in (tables.TURN_TIMED_OUT,)
-    assert first["data"]["move"]["type"] in ("play", "pass", "give_taxes", "decline_revolution",
-                                             "decline_exchange", "place_newcomer")
+    assert first["data"]["move"]["type"] in (
+        "play",
+        "pass",
+        "give_taxes",
+        "decline_revolution",
+        "decline_exchange",
+        "place_newcomer",
+    )
 
 
 def test_a_seat_that_moves_in_time_is_never_timed_out(worker, client, integrator):
@@ -95,9 +108,11 @@ def test_stale_and_duplicate_jobs_append_nothing(client, integrator, service):
     g = create(client, integrator, options={"turn_seconds": 30})
     view = client.get(f"/games/{g['id']}").get_json()
     seat, version = view["to_act"][0], view["version"]
-    assert service.enforce_deadline(g["id"], version - 1, seat) is False  # stale: scheduled for an older version
-    assert service.enforce_deadline(g["id"], version, seat) is True
-    assert service.enforce_deadline(g["id"], version, seat) is False  # fired twice
+    assert (
+        service.deadlines.enforce_deadline(g["id"], version - 1, seat) is False
+    )  # stale: scheduled for an older version
+    assert service.deadlines.enforce_deadline(g["id"], version, seat) is True
+    assert service.deadlines.enforce_deadline(g["id"], version, seat) is False  # fired twice
     found, events = timeouts(client, integrator, g["id"])
     assert len(found) == 1 and events[-1]["version"] == client.get(f"/games/{g['id']}").get_json()["version"]
 
@@ -112,8 +127,9 @@ def test_killed_worker_then_a_new_one_still_enforces_the_deadline_once(redis_url
     time.sleep(2.5)  # the deadline passes with no worker alive
     second = start_worker(redis_url)
     try:
-        found = wait_for(lambda: [t for t in timeouts(client, integrator, g["id"])[0]
-                                  if t["version"] == version + 1], timeout=8)
+        found = wait_for(
+            lambda: [t for t in timeouts(client, integrator, g["id"])[0] if t["version"] == version + 1], timeout=8
+        )
         assert found and found[0]["data"]["seat"] in acting
         time.sleep(1.5)
         every = timeouts(client, integrator, g["id"])[0]
@@ -130,8 +146,10 @@ def test_a_deadline_job_is_handed_out_just_before_its_millisecond_not_at_the_sta
     redis_client.delete(registry.key)
     late_in_second, early_in_second = timers.job_id("g", 3, 0, 1000.9), timers.job_id("g", 3, 1, 1000.4)
     previous, next_second = timers.job_id("h", 7, 2, 999.95), timers.job_id("k", 1, 0, 1001.0)
-    redis_client.zadd(registry.key, {late_in_second: 1000, early_in_second: 1000, previous: 999, "another-job": 1000,
-                                     next_second: 1001})
+    redis_client.zadd(
+        registry.key,
+        {late_in_second: 1000, early_in_second: 1000, previous: 999, "another-job": 1000, next_second: 1001},
+    )
     registry.clock = lambda: 1000.5
     assert sorted(registry.get_jobs_to_schedule()) == sorted(["another-job", early_in_second, previous])
     registry.clock = lambda: 1000.9 - LEAD_SECONDS + 0.01
@@ -176,19 +194,21 @@ def test_a_deadline_job_outlasts_a_redis_restart(tmp_path, monkeypatch):
     client = redis.Redis.from_url(server.url)
     try:
         svc = Naipes(client, api_keys=["k"])
-        created = svc.create_game("dalmuti", ["a", "b", "c", "d"], {"turn_seconds": 0.5, "hands": 1})
-        table = svc.table(created["id"], fresh=True)
+        created = svc.games.create_game("dalmuti", ["a", "b", "c", "d"], {"turn_seconds": 0.5, "hands": 1})
+        table = svc.tables.table(created["id"], fresh=True)
         seat = next(int(s) for s, c in table["clock"].items() if c.get("deadline"))
         deadline = table["clock"][str(seat)]["deadline"]
         monkeypatch.setattr(jobs, "_service", svc)
         server.kill()
         restarted = []
-        timer = threading.Timer(1.0, lambda: restarted.append(
-            EmbeddedRedis(tmp_path / "redis", port=server.port, appendfsync="always").start()))
+        timer = threading.Timer(
+            1.0,
+            lambda: restarted.append(EmbeddedRedis(tmp_path / "redis", port=server.port, appendfsync="always").start()),
+        )
         timer.start()
         assert jobs.enforce_deadline(created["id"], table["version"], seat, deadline) is True
         timer.join()
-        after = svc.table(created["id"], fresh=True)
+        after = svc.tables.table(created["id"], fresh=True)
         assert after["version"] > table["version"]
         assert any(e["type"] == tables.TURN_TIMED_OUT for e in svc.store.read(created["id"], table["version"]))
     finally:
@@ -205,7 +225,7 @@ def test_a_deadline_whose_job_was_lost_is_still_enforced(worker, client, integra
     # the worker re-arms every deadline when it starts: let it start first (it registers after), then lose the job
     assert wait_for(lambda: any(w.pid == worker.pid for w in Worker.all(connection=service.queue_redis)), timeout=10)
     g = create(client, integrator, options={"turn_seconds": 1.0, "hands": 1})
-    table = service.table(g["id"], fresh=True)
+    table = service.tables.table(g["id"], fresh=True)
     deadlines = {int(s): c["deadline"] for s, c in table["clock"].items() if c.get("deadline")}
     jobs = [timers.job_id(g["id"], table["version"], seat, d) for seat, d in deadlines.items()]
     registry = ScheduledJobRegistry(timers.TIMERS, connection=service.queue_redis)
@@ -220,8 +240,7 @@ def test_a_deadline_whose_job_was_lost_is_still_enforced(worker, client, integra
     assert wait_for(lambda: not any(service.queue_redis.zscore(timers.DEADLINES, j) for j in jobs), timeout=5)
 
 
-def test_deadlines_a_move_stored_but_never_scheduled_are_scheduled_by_the_workers(worker, client, integrator,
-                                                                                   service):
+def test_deadlines_a_move_stored_but_never_scheduled_are_scheduled_by_the_workers(worker, client, integrator, service):
     # a move's append and its deadline jobs are two writes: Redis failing between them leaves the move
     # stored without deadlines; the workers' reconcile pass schedules them
     from rq import Worker
@@ -230,9 +249,10 @@ def test_deadlines_a_move_stored_but_never_scheduled_are_scheduled_by_the_worker
     schedule, service.scheduler = service.scheduler, None  # the deadline jobs are not written
     g = create(client, integrator, options={"turn_seconds": 1.0, "hands": 1})
     service.scheduler = schedule
-    table = service.table(g["id"], fresh=True)
-    assert table["clock"] and not [j for j in service.queue_redis.zrangebyscore(timers.DEADLINES, "-inf", "+inf")
-                                   if g["id"] in j.decode()]
+    table = service.tables.table(g["id"], fresh=True)
+    assert table["clock"] and not [
+        j for j in service.queue_redis.zrangebyscore(timers.DEADLINES, "-inf", "+inf") if g["id"] in j.decode()
+    ]
     found = wait_for(lambda: timeouts(client, integrator, g["id"])[0], timeout=15)
     assert found, "the deadline that was never scheduled was never enforced"
     deadline = table["clock"][str(found[0]["data"]["seat"])]["deadline"]
@@ -241,30 +261,32 @@ def test_deadlines_a_move_stored_but_never_scheduled_are_scheduled_by_the_worker
 
 def test_reconcile_schedules_only_what_is_missing(service):
     schedule, service.scheduler = service.scheduler, None
-    gid = service.create_game("dalmuti", ["a", "b", "c", "d"], {"turn_seconds": 30, "hands": 1})["id"]
-    untimed = service.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1})["id"]
+    gid = service.games.create_game("dalmuti", ["a", "b", "c", "d"], {"turn_seconds": 30, "hands": 1})["id"]
+    untimed = service.games.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1})["id"]
     service.scheduler = schedule
     assert service.redis.sismember(RUNNING_TIMED, gid) and not service.redis.sismember(RUNNING_TIMED, untimed)
     assert gid in timers.reconcile(service)  # (and any other running game of this Redis left unscheduled)
-    table = service.table(gid, fresh=True)
+    table = service.tables.table(gid, fresh=True)
     for seat, entry in table["clock"].items():
-        assert service.queue_redis.zscore(timers.DEADLINES, timers.job_id(gid, table["version"], seat,
-                                                                           entry["deadline"])) is not None
+        assert (
+            service.queue_redis.zscore(timers.DEADLINES, timers.job_id(gid, table["version"], seat, entry["deadline"]))
+            is not None
+        )
     assert gid not in timers.reconcile(service)  # scheduled now: nothing to do
 
 
 def test_a_match_where_every_seat_stays_silent_finishes_by_timeouts(worker, client, integrator, service):
-    g = create(client, integrator, players=["a", "b", "c", "d"],
-               options={"turn_seconds": 0.3, "absent_after": 1, "hands": 2})
-    final = wait_for(lambda: (v := client.get(f"/games/{g['id']}").get_json())["finished"] and v, timeout=30,
-                     step=0.2)
+    g = create(
+        client, integrator, players=["a", "b", "c", "d"], options={"turn_seconds": 0.3, "absent_after": 1, "hands": 2}
+    )
+    final = wait_for(lambda: (v := client.get(f"/games/{g['id']}").get_json())["finished"] and v, timeout=30, step=0.2)
     assert final, "the silent match did not finish"
     found, events = timeouts(client, integrator, g["id"])
     assert found and all(e["actor"] in ("worker", "system", "integrator") for e in events)
     assert sorted(final["absent"]) == [0, 1, 2, 3]
     replayed = tables.fold(events)
     assert replayed["version"] == final["version"]
-    assert service.state_view(g["id"], service.viewer(None, None), replayed)["result"] == final["result"]
+    assert service.reads.state_view(g["id"], service.identity.viewer(None, None), replayed)["result"] == final["result"]
 
 
 def test_views_show_deadlines_and_time_banks(client, integrator):
@@ -284,8 +306,9 @@ def test_views_show_deadlines_and_time_banks(client, integrator):
 
 
 def test_timing_options_are_validated(client, integrator):
-    r = client.post("/games", json={"game": "dalmuti", "players": list("abcd"), "options": {"turn_seconds": -1}},
-                    headers=integrator)
+    r = client.post(
+        "/games", json={"game": "dalmuti", "players": list("abcd"), "options": {"turn_seconds": -1}}, headers=integrator
+    )
     assert r.status_code == 422 and "turn_seconds" in r.get_json()["detail"]
 
 
@@ -297,17 +320,18 @@ def test_a_new_worker_schedules_again_deadlines_lost_with_the_queues(service, re
 
     from service.core.timers import TIMERS
 
-    g = service.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1, "turn_seconds": 1.0})
+    g = service.games.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1, "turn_seconds": 1.0})
     registry = ScheduledJobRegistry(queue=Queue(TIMERS, connection=service.queue_redis))
     ours = [j for j in registry.get_job_ids() if g["id"] in j]
     assert ours
     for job in ours:  # the queues' Redis lost them
         registry.remove(job, delete_job=True)
-    version = service.table(g["id"])["version"]
+    version = service.tables.table(g["id"])["version"]
     proc = start_worker(redis_url)
     try:
-        moved = wait_for(lambda: any(e["type"] == "TurnTimedOut" for e in service.store.read(g["id"], after=version)),
-                         20)
+        moved = wait_for(
+            lambda: any(e["type"] == "TurnTimedOut" for e in service.store.read(g["id"], after=version)), 20
+        )
     finally:
         kill_group(proc)
     assert moved, "the lost deadline was not enforced"

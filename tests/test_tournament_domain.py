@@ -20,12 +20,32 @@ def pair_counts(rounds: list[list[list[str]]]) -> Counter:
     return c
 
 
-def create(fmt: str, n: int, low: int, high: int, rounds: int, seed: int = 1, game: str = "dalmuti",
-           options: dict | None = None) -> dict:
-    return T.fold(T.decide(T.initial_state(), {
-        "type": "create", "game": game, "options": options or {}, "format": fmt, "rounds": rounds,
-        "table_size": {"min": low, "max": high}, "players": [f"p{i:02d}" for i in range(n)], "seed": seed,
-        "owner": "key"}))
+def create(
+    fmt: str,
+    n: int,
+    low: int,
+    high: int,
+    rounds: int,
+    seed: int = 1,
+    game: str = "dalmuti",
+    options: dict | None = None,
+) -> dict:
+    return T.fold(
+        T.decide(
+            T.initial_state(),
+            {
+                "type": "create",
+                "game": game,
+                "options": options or {},
+                "format": fmt,
+                "rounds": rounds,
+                "table_size": {"min": low, "max": high},
+                "players": [f"p{i:02d}" for i in range(n)],
+                "seed": seed,
+                "owner": "key",
+            },
+        )
+    )
 
 
 def play(state: dict, rng: random.Random, upto: int | None = None, scores=None) -> dict:
@@ -39,26 +59,44 @@ def play(state: dict, rng: random.Random, upto: int | None = None, scores=None) 
         for tb in rnd["tables"]:
             gid += 1
             g = f"{rnd['round']}-{gid}"
-            state = T.fold(T.decide(state, {"type": "start_table", "round": rnd["round"], "table": tb["table"],
-                                            "game_id": g}), state)
+            state = T.fold(
+                T.decide(state, {"type": "start_table", "round": rnd["round"], "table": tb["table"], "game_id": g}),
+                state,
+            )
             sc = [scores(p) if scores else rng.randint(0, 12) for p in tb["players"]]
             best = max(sc)
-            state = T.fold(T.decide(state, {"type": "record", "round": rnd["round"], "table": tb["table"],
-                                            "game_id": g, "outcome": {
-                                                "scores": sc, "winners": [s for s in range(len(sc)) if sc[s] == best],
-                                                "ranking": sorted(range(len(sc)), key=lambda s: -sc[s])}}), state)
+            state = T.fold(
+                T.decide(
+                    state,
+                    {
+                        "type": "record",
+                        "round": rnd["round"],
+                        "table": tb["table"],
+                        "game_id": g,
+                        "outcome": {
+                            "scores": sc,
+                            "winners": [s for s in range(len(sc)) if sc[s] == best],
+                            "ranking": sorted(range(len(sc)), key=lambda s: -sc[s]),
+                        },
+                    },
+                ),
+                state,
+            )
     return state
 
 
-@pytest.mark.parametrize("n, low, high, equal, sizes", [
-    (16, 4, 4, False, [4, 4, 4, 4]),
-    (10, 3, 4, False, [4, 3, 3]),
-    (7, 4, 4, False, [4]),
-    (7, 3, 4, False, [4, 3]),
-    (11, 4, 5, True, [5, 5]),
-    (12, 4, 5, True, [4, 4, 4]),
-    (3, 4, 5, False, []),
-])
+@pytest.mark.parametrize(
+    "n, low, high, equal, sizes",
+    [
+        (16, 4, 4, False, [4, 4, 4, 4]),
+        (10, 3, 4, False, [4, 3, 3]),
+        (7, 4, 4, False, [4]),
+        (7, 3, 4, False, [4, 3]),
+        (11, 4, 5, True, [5, 5]),
+        (12, 4, 5, True, [4, 4, 4]),
+        (3, 4, 5, False, []),
+    ],
+)
 def test_table_sizes(n, low, high, equal, sizes):
     assert T.table_sizes(n, low, high, equal=equal) == sizes
 
@@ -112,9 +150,14 @@ def test_swiss_avoids_rematches(seed):
             assert repeats == 0, f"round {n} repeats a meeting"
         else:  # round 4 may not have a rematch-free seating: as few as a ten times longer search finds
             players = [p for tb in rnd["tables"] for p in tb["players"]]
-            best = min(sum(before.get(frozenset(p), 0) for tb in T._regroup(players, [4] * 4, before, None,
-                                                                           random.Random(s), iters=60000)
-                           for p in combinations(tb, 2)) for s in range(3))
+            best = min(
+                sum(
+                    before.get(frozenset(p), 0)
+                    for tb in T._regroup(players, [4] * 4, before, None, random.Random(s), iters=60000)
+                    for p in combinations(tb, 2)
+                )
+                for s in range(3)
+            )
             assert repeats <= best
 
 
@@ -123,11 +166,23 @@ def test_swiss_seats_the_leaders_together():
     state = T.fold(T.decide(state, {"type": "pair"}), state)
     winners = set()
     for tb in T.current_round(state)["tables"]:
-        state = T.fold(T.decide(state, {"type": "start_table", "round": 1, "table": tb["table"],
-                                        "game_id": f"g{tb['table']}"}), state)
-        state = T.fold(T.decide(state, {"type": "record", "round": 1, "table": tb["table"],
-                                        "game_id": f"g{tb['table']}", "outcome": {
-                                            "scores": [10, 5, 3, 1], "winners": [0], "ranking": [0, 1, 2, 3]}}), state)
+        state = T.fold(
+            T.decide(state, {"type": "start_table", "round": 1, "table": tb["table"], "game_id": f"g{tb['table']}"}),
+            state,
+        )
+        state = T.fold(
+            T.decide(
+                state,
+                {
+                    "type": "record",
+                    "round": 1,
+                    "table": tb["table"],
+                    "game_id": f"g{tb['table']}",
+                    "outcome": {"scores": [10, 5, 3, 1], "winners": [0], "ranking": [0, 1, 2, 3]},
+                },
+            ),
+            state,
+        )
         winners.add(tb["players"][0])
     state = T.fold(T.decide(state, {"type": "pair"}), state)
     tables = [set(tb["players"]) for tb in state["schedule"][1]["tables"]]
@@ -154,12 +209,24 @@ def test_standings_sum_points_and_break_ties_as_declared():
     rnd = T.current_round(state)
     outcomes = [[5, 5, 1, 0], [3, 2, 2, 2]]
     for tb, sc in zip(rnd["tables"], outcomes):
-        state = T.fold(T.decide(state, {"type": "start_table", "round": 1, "table": tb["table"],
-                                        "game_id": f"g{tb['table']}"}), state)
+        state = T.fold(
+            T.decide(state, {"type": "start_table", "round": 1, "table": tb["table"], "game_id": f"g{tb['table']}"}),
+            state,
+        )
         winners = [0] if sc[0] > sc[1] else [0, 1]
-        state = T.fold(T.decide(state, {"type": "record", "round": 1, "table": tb["table"],
-                                        "game_id": f"g{tb['table']}",
-                                        "outcome": {"scores": sc, "winners": winners, "ranking": []}}), state)
+        state = T.fold(
+            T.decide(
+                state,
+                {
+                    "type": "record",
+                    "round": 1,
+                    "table": tb["table"],
+                    "game_id": f"g{tb['table']}",
+                    "outcome": {"scores": sc, "winners": winners, "ranking": []},
+                },
+            ),
+            state,
+        )
     rows = {r["player"]: r for r in T.standings(state)}
     first = rnd["tables"][0]["players"]
     assert rows[first[0]]["points"] == 5 and rows[first[0]]["wins"] == 1
@@ -189,8 +256,13 @@ def test_commands_are_idempotent_and_checked():
     with pytest.raises(T.TournamentError) as err:
         T.decide(state, {**start, "game_id": "other"})
     assert err.value.kind == "conflict"
-    record = {"type": "record", "round": 1, "table": 0, "game_id": "g0",
-              "outcome": {"scores": [1, 2, 3, 4], "winners": [3], "ranking": [3, 2, 1, 0]}}
+    record = {
+        "type": "record",
+        "round": 1,
+        "table": 0,
+        "game_id": "g0",
+        "outcome": {"scores": [1, 2, 3, 4], "winners": [3], "ranking": [3, 2, 1, 0]},
+    }
     state = T.fold(T.decide(state, record), state)
     assert T.decide(state, record) == []
     state = T.fold(T.decide(state, {"type": "withdraw", "player": "p00"}), state)
@@ -200,16 +272,28 @@ def test_commands_are_idempotent_and_checked():
         T.decide(state, {"type": "withdraw", "player": "nobody"})
 
 
-@pytest.mark.parametrize("bad, rule", [
-    ({"players": ["a", "a", "b", "c"]}, "duplicate-player"),
-    ({"format": "ladder"}, "unknown-format"),
-    ({"table_size": {"min": 5, "max": 4}}, "table-size"),
-    ({"rounds": 0}, "rounds"),
-    ({"players": ["a", "b", "c"]}, "player-count"),
-])
+@pytest.mark.parametrize(
+    "bad, rule",
+    [
+        ({"players": ["a", "a", "b", "c"]}, "duplicate-player"),
+        ({"format": "ladder"}, "unknown-format"),
+        ({"table_size": {"min": 5, "max": 4}}, "table-size"),
+        ({"rounds": 0}, "rounds"),
+        ({"players": ["a", "b", "c"]}, "player-count"),
+    ],
+)
 def test_create_is_validated(bad, rule):
-    command = {"type": "create", "game": "dalmuti", "options": {}, "format": "swiss", "rounds": 2,
-               "table_size": {"min": 4, "max": 4}, "players": ["a", "b", "c", "d"], "seed": 1, **bad}
+    command = {
+        "type": "create",
+        "game": "dalmuti",
+        "options": {},
+        "format": "swiss",
+        "rounds": 2,
+        "table_size": {"min": 4, "max": 4},
+        "players": ["a", "b", "c", "d"],
+        "seed": 1,
+        **bad,
+    }
     with pytest.raises(T.TournamentError) as err:
         T.decide(T.initial_state(), command)
     assert err.value.rule == rule
@@ -224,10 +308,20 @@ def test_a_reviewers_correction_replaces_a_recorded_result_even_after_the_end():
     seat = 0
     old = tb["result"]
     new_scores = [s + (20 if i == seat else 0) for i, s in enumerate(old["scores"])]
-    outcome = {"scores": new_scores, "winners": [seat], "ranking": [seat] + [i for i in old["ranking"] if i != seat],
-               "adjudicated": True}
-    command = {"type": "correct", "round": 1, "table": 0, "game_id": tb["game_id"], "outcome": outcome,
-               "game_version": 99}
+    outcome = {
+        "scores": new_scores,
+        "winners": [seat],
+        "ranking": [seat] + [i for i in old["ranking"] if i != seat],
+        "adjudicated": True,
+    }
+    command = {
+        "type": "correct",
+        "round": 1,
+        "table": 0,
+        "game_id": tb["game_id"],
+        "outcome": outcome,
+        "game_version": 99,
+    }
     events = T.decide(state, command)
     assert [e["type"] for e in events] == [T.TABLE_RESULT_CORRECTED]
     assert events[0]["data"]["previous_points"] == old["points"] and events[0]["data"]["game_version"] == 99
@@ -253,6 +347,7 @@ def test_a_table_without_a_result_is_not_corrected():
     state = T.fold(T.decide(state, {"type": "pair"}), state)
     state = T.fold(T.decide(state, {"type": "start_table", "round": 1, "table": 0, "game_id": "g"}), state)
     with pytest.raises(T.TournamentError) as err:
-        T.decide(state, {"type": "correct", "round": 1, "table": 0, "game_id": "g",
-                         "outcome": {"scores": [1, 2, 3, 4]}})
+        T.decide(
+            state, {"type": "correct", "round": 1, "table": 0, "game_id": "g", "outcome": {"scores": [1, 2, 3, 4]}}
+        )
     assert err.value.rule == "no-result" and err.value.kind == "conflict"

@@ -17,9 +17,10 @@ import pytest
 from domain import table as tables
 from domain import tournament as T
 from service.core import webhooks as wh
-from service.web.app import create_app
-from service.core.naipes import Naipes, Viewer
+from service.core.identity import Viewer
+from service.core.naipes import Naipes
 from service.core.tournaments import GAMES
+from service.web.app import create_app
 
 from .conftest import API_KEY, bearer
 from .helpers import play_http
@@ -41,6 +42,7 @@ def create_tournament(client, integrator, status=201, **body):
 
 def wait_round(client, integrator, tid, n, timeout=30.0):
     """Round ``n`` once all its games exist, or None when the tournament ended first."""
+
     def ready():
         t = client.get(f"/tournaments/{tid}").get_json()
         if t["round"] >= n:
@@ -69,8 +71,9 @@ def play_round(client, rd: dict, rng: random.Random) -> None:
         play_http(client, {"id": tb["game_id"], "seats": tb["seats"]}, rng)
 
 
-def play_tournament(client, integrator, tid: str, players: set[str], rng: random.Random,
-                    timeout: float = 30.0) -> list[dict]:
+def play_tournament(
+    client, integrator, tid: str, players: set[str], rng: random.Random, timeout: float = 30.0
+) -> list[dict]:
     rounds = []
     n = 1
     while True:
@@ -109,8 +112,9 @@ def check_standings(client, integrator, tid: str, game: str, options: dict) -> d
     log = client.get(f"/tournaments/{tid}/events", headers=integrator).get_json()
     assert log["chain"]["ok"] and log["chain"]["checked"] == log["version"]
     refolded = T.standings(T.fold(log["events"]))
-    assert [(r["player"], r["points"], r["rank"]) for r in refolded] == \
-        [(r["player"], r["points"], r["rank"]) for r in standings["standings"]]
+    assert [(r["player"], r["points"], r["rank"]) for r in refolded] == [
+        (r["player"], r["points"], r["rank"]) for r in standings["standings"]
+    ]
     results = [e for e in log["events"] if e["type"] == T.TABLE_RESULT]
     started = [e for e in log["events"] if e["type"] == T.TABLE_STARTED]
     assert len(results) == len(started) == games  # one game and one result per table, none twice
@@ -122,8 +126,17 @@ def check_standings(client, integrator, tid: str, game: str, options: dict) -> d
 def test_sixteen_player_dalmuti_swiss_of_four_rounds(worker, client, integrator):
     players = [f"dal{i:02d}" for i in range(16)]
     options = {"hands": 1}
-    t = create_tournament(client, integrator, name="swiss", game="dalmuti", options=options, players=players,
-                          format="swiss", rounds=4, table_size={"min": 4, "max": 4})
+    t = create_tournament(
+        client,
+        integrator,
+        name="swiss",
+        game="dalmuti",
+        options=options,
+        players=players,
+        format="swiss",
+        rounds=4,
+        table_size={"min": 4, "max": 4},
+    )
     assert t["round"] == 1 and t["round_detail"]["status"] == "playing" and t["tie_breaks"][0] == "wins"
     rounds = play_tournament(client, integrator, t["id"], set(players), random.Random(7))
     assert len(rounds) == 4 and all(len(rd["tables"]) == 4 and not rd["byes"] for rd in rounds)
@@ -133,8 +146,15 @@ def test_sixteen_player_dalmuti_swiss_of_four_rounds(worker, client, integrator)
 def test_twelve_player_cego_round_robin(worker, client, integrator):
     players = [f"cego{i:02d}" for i in range(12)]
     options = {"rounds": 1}
-    t = create_tournament(client, integrator, game="cego", options=options, players=players,
-                          format="round_robin", table_size={"min": 4, "max": 4})
+    t = create_tournament(
+        client,
+        integrator,
+        game="cego",
+        options=options,
+        players=players,
+        format="round_robin",
+        table_size={"min": 4, "max": 4},
+    )
     assert t["rounds"] == 4  # ceil(11 / 3)
     rounds = play_tournament(client, integrator, t["id"], set(players), random.Random(8))
     assert len(rounds) == 4
@@ -143,7 +163,7 @@ def test_twelve_player_cego_round_robin(worker, client, integrator):
         for tb in rd["tables"]:
             names = [s["player"] for s in tb["seats"]]
             for i, a in enumerate(names):
-                for b in names[i + 1:]:
+                for b in names[i + 1 :]:
                     met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + 1
     # 72 seats next to someone for 66 pairs; no resolvable schedule covers them all in 4 rounds of 3 tables
     # of 4: the best found meets 54 pairs, none more than twice (the annealer's result for this size)
@@ -159,8 +179,16 @@ def test_a_worker_killed_mid_round_loses_and_duplicates_nothing(redis_url, clien
     first = start_worker(redis_url)
     second = third = None
     try:
-        t = create_tournament(client, integrator, game="dalmuti", options=options, players=players,
-                              format="swiss", rounds=3, table_size={"min": 4, "max": 4})
+        t = create_tournament(
+            client,
+            integrator,
+            game="dalmuti",
+            options=options,
+            players=players,
+            format="swiss",
+            rounds=3,
+            table_size={"min": 4, "max": 4},
+        )
         tid = t["id"]
         rd = t["round_detail"]
         play_http(client, {"id": rd["tables"][0]["game_id"], "seats": rd["tables"][0]["seats"]}, rng)
@@ -190,8 +218,9 @@ def test_a_worker_killed_mid_round_loses_and_duplicates_nothing(redis_url, clien
     check_standings(client, integrator, tid, "dalmuti", options)
     # every game created for this tournament is one table's game: none was created twice
     made = {k.decode(): v.decode() for k, v in redis_client.hgetall(GAMES).items() if v.decode().startswith(tid)}
-    assert len(made) == 6 and sorted(v.split()[1:] for v in made.values()) == \
-        sorted([str(r), str(i)] for r in (1, 2, 3) for i in (0, 1))
+    assert len(made) == 6 and sorted(v.split()[1:] for v in made.values()) == sorted(
+        [str(r), str(i)] for r in (1, 2, 3) for i in (0, 1)
+    )
     listed = client.get("/games?limit=500", headers=integrator).get_json()["games"]
     ours = [g for g in listed if set(g["players"]) <= set(players)]
     assert len(ours) == 6 and {g["id"] for g in ours} == set(made)
@@ -206,8 +235,16 @@ def commitments(client, integrator, gid: str) -> list[str]:
 def test_duplicate_tables_of_a_round_get_identical_deals(worker, client, integrator):
     players = [f"dup{i}" for i in range(8)]
     options = {"hands": 2}
-    t = create_tournament(client, integrator, game="dalmuti", options=options, players=players,
-                          format="duplicate", rounds=2, table_size={"min": 4, "max": 4})
+    t = create_tournament(
+        client,
+        integrator,
+        game="dalmuti",
+        options=options,
+        players=players,
+        format="duplicate",
+        rounds=2,
+        table_size={"min": 4, "max": 4},
+    )
     assert t["rounds"] == 2 and t["tie_breaks"][0] == "par"
     rounds = play_tournament(client, integrator, t["id"], set(players), random.Random(5))
     per_round = []
@@ -240,11 +277,12 @@ class Receiver:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802
+            def do_POST(self):
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 with outer.lock:
-                    outer.requests.append({"path": self.path, "headers": dict(self.headers), "body": body,
-                                           "at": time.time()})
+                    outer.requests.append(
+                        {"path": self.path, "headers": dict(self.headers), "body": body, "at": time.time()}
+                    )
                     event = (self.path, json.loads(body).get("id"))
                     left = outer.failures.get(event, outer.fail_first.get(self.path, 0))
                     outer.failures[event] = left - 1
@@ -277,14 +315,23 @@ def receiver():
 
 def test_webhooks_are_signed_and_retried_with_backoff(worker, client, integrator, receiver):
     good = client.post("/webhooks", json={"url": receiver.url + "/ok"}, headers=integrator).get_json()
-    flaky = client.post("/webhooks", json={"url": receiver.url + "/flaky", "events": ["round.paired"]},
-                        headers=integrator).get_json()
+    flaky = client.post(
+        "/webhooks", json={"url": receiver.url + "/flaky", "events": ["round.paired"]}, headers=integrator
+    ).get_json()
     assert good["secret"].startswith("whsec_") and set(good["events"]) == set(wh.EVENTS)
     listed = client.get("/webhooks", headers=integrator).get_json()
     assert {h["id"] for h in listed} >= {good["id"], flaky["id"]} and "secret" not in json.dumps(listed)
     players = ["w1", "w2", "w3", "w4"]
-    t = create_tournament(client, integrator, game="dalmuti", options={"hands": 1}, players=players,
-                          format="swiss", rounds=1, table_size={"min": 4, "max": 4})
+    t = create_tournament(
+        client,
+        integrator,
+        game="dalmuti",
+        options={"hands": 1},
+        players=players,
+        format="swiss",
+        rounds=1,
+        table_size={"min": 4, "max": 4},
+    )
     play_tournament(client, integrator, t["id"], set(players), random.Random(2))
     gid = t["round_detail"]["tables"][0]["game_id"]
     wanted = {f"round.paired:{t['id']}:1", f"game.finished:{gid}", f"tournament.finished:{t['id']}"}
@@ -306,8 +353,10 @@ def test_webhooks_are_signed_and_retried_with_backoff(worker, client, integrator
     ours = [json.loads(r["body"]) for r in receiver.at("/ok") if json.loads(r["body"])["id"] in wanted]
     assert len(ours) == 3  # each event once
     finished = next(b for b in ours if b["type"] == "tournament.finished")
-    assert [row["player"] for row in finished["data"]["standings"]] == \
-        [row["player"] for row in client.get(f"/tournaments/{t['id']}/standings").get_json()["standings"]]
+    assert [row["player"] for row in finished["data"]["standings"]] == [
+        row["player"] for row in client.get(f"/tournaments/{t['id']}/standings").get_json()["standings"]
+    ]
+
     # the failing receiver: 500, 500, then 2xx; the retries wait 1 s then 2 s (RQ schedules in whole
     # seconds, so each wait may end up to a second early)
     # this tournament's pairing only: a tournament left running by an earlier test of this process may
@@ -321,10 +370,16 @@ def test_webhooks_are_signed_and_retried_with_backoff(worker, client, integrator
     first_wait, second_wait = tries[1]["at"] - tries[0]["at"], tries[2]["at"] - tries[1]["at"]
     # (the upper bounds leave room for a loaded machine: the scheduler polls, the worker may be busy)
     assert 0 < first_wait <= 12 and 1.0 <= second_wait <= 12, (first_wait, second_wait)
-    log = [d for d in client.get(f"/webhooks/{flaky['id']}/deliveries", headers=integrator).get_json()["deliveries"]
-           if d["event_id"] == f"round.paired:{t['id']}:1"]
-    assert [(d["attempt"], d["status"], d["ok"], d["next_retry_seconds"]) for d in reversed(log)] == \
-        [(1, 500, False, 1), (2, 500, False, 2), (3, 204, True, None)]
+    log = [
+        d
+        for d in client.get(f"/webhooks/{flaky['id']}/deliveries", headers=integrator).get_json()["deliveries"]
+        if d["event_id"] == f"round.paired:{t['id']}:1"
+    ]
+    assert [(d["attempt"], d["status"], d["ok"], d["next_retry_seconds"]) for d in reversed(log)] == [
+        (1, 500, False, 1),
+        (2, 500, False, 2),
+        (3, 204, True, None),
+    ]
     time.sleep(1.0)
     assert len(flaky_tries()) == 3  # delivered: no more attempts
     assert client.delete(f"/webhooks/{flaky['id']}", headers=integrator).status_code == 204
@@ -336,12 +391,21 @@ def test_webhooks_are_signed_and_retried_with_backoff(worker, client, integrator
 def test_an_adjudication_after_the_end_corrects_the_standings(worker, client, integrator, receiver):
     # issue "Dispute review": a reviewer may correct a finished game's score; the tournament that recorded
     # the game records the corrected result (TableResultCorrected) and its standings follow
-    hook = client.post("/webhooks", json={"url": receiver.url + "/corrections", "events": ["result.corrected"]},
-                       headers=integrator).get_json()
+    hook = client.post(
+        "/webhooks", json={"url": receiver.url + "/corrections", "events": ["result.corrected"]}, headers=integrator
+    ).get_json()
     players = ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"]
     options = {"hands": 1}
-    t = create_tournament(client, integrator, game="dalmuti", options=options, players=players,
-                          format="swiss", rounds=1, table_size={"min": 4, "max": 4})
+    t = create_tournament(
+        client,
+        integrator,
+        game="dalmuti",
+        options=options,
+        players=players,
+        format="swiss",
+        rounds=1,
+        table_size={"min": 4, "max": 4},
+    )
     tid = t["id"]
     play_tournament(client, integrator, tid, set(players), random.Random(11))
     before = {r["player"]: r["points"] for r in client.get(f"/tournaments/{tid}/standings").get_json()["standings"]}
@@ -349,15 +413,20 @@ def test_an_adjudication_after_the_end_corrects_the_standings(worker, client, in
     gid, lucky = table["game_id"], table["seats"][2]["player"]
     note = client.post(f"/games/{gid}/notes", json={"text": "looked at it"}, headers=integrator)
     assert note.status_code == 201  # a note changes no outcome: nothing to correct
-    fix = client.post(f"/games/{gid}/adjudications",
-                      json={"action": "correct_score", "reason": "a trick was miscounted", "deltas": [0, 0, 7, 0]},
-                      headers=integrator)
+    fix = client.post(
+        f"/games/{gid}/adjudications",
+        json={"action": "correct_score", "reason": "a trick was miscounted", "deltas": [0, 0, 7, 0]},
+        headers=integrator,
+    )
     assert fix.status_code == 201, fix.get_json()
 
     def corrected():
         rows = client.get(f"/tournaments/{tid}/standings").get_json()["standings"]
-        return {r["player"]: r["points"] for r in rows} if any(r["player"] == lucky and
-                                                                r["points"] == before[lucky] + 7 for r in rows) else None
+        return (
+            {r["player"]: r["points"] for r in rows}
+            if any(r["player"] == lucky and r["points"] == before[lucky] + 7 for r in rows)
+            else None
+        )
 
     after = wait_for(corrected, 20)
     assert after, "the standings did not follow the adjudication"
@@ -382,11 +451,20 @@ def test_an_adjudication_after_the_end_corrects_the_standings(worker, client, in
     client.delete(f"/webhooks/{hook['id']}", headers=integrator)
 
 
-@pytest.mark.parametrize("url", [
-    "http://127.0.0.1:9/hook", "http://localhost/hook", "http://api.localhost/hook", "http://10.1.2.3/hook",
-    "http://192.168.0.7/hook", "http://169.254.169.254/latest/meta-data", "http://[::1]:8080/hook",
-    "http://0.0.0.0/hook", "https://100.64.0.1/hook",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9/hook",
+        "http://localhost/hook",
+        "http://api.localhost/hook",
+        "http://10.1.2.3/hook",
+        "http://192.168.0.7/hook",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::1]:8080/hook",
+        "http://0.0.0.0/hook",
+        "https://100.64.0.1/hook",
+    ],
+)
 def test_webhooks_to_private_addresses_are_refused_by_default(redis_client, monkeypatch, url):
     # a webhook must not turn naipes' workers into a client of the network they run in
     monkeypatch.setenv(wh.PRIVATE_SETTING, "deny")
@@ -395,8 +473,9 @@ def test_webhooks_to_private_addresses_are_refused_by_default(redis_client, monk
     assert r.status_code == 422 and r.mimetype == "application/problem+json"
     problem = r.get_json()
     assert problem["type"] == "urn:naipes:problem:private-address" and wh.PRIVATE_SETTING in problem["detail"]
-    public = app.test_client().post("/webhooks", json={"url": "https://93.184.215.14/hook"},
-                                    headers={"Authorization": f"Bearer {API_KEY}"})
+    public = app.test_client().post(
+        "/webhooks", json={"url": "https://93.184.215.14/hook"}, headers={"Authorization": f"Bearer {API_KEY}"}
+    )
     assert public.status_code == 201  # a public address is taken
     app.test_client().delete(f"/webhooks/{public.get_json()['id']}", headers={"Authorization": f"Bearer {API_KEY}"})
 
@@ -407,23 +486,39 @@ def test_a_host_name_resolving_to_a_private_address_is_not_called(redis_client, 
     assert wh.refused_destination("https://93.184.215.14/x") is None
     viewer = Viewer("integrator", key_id="k-private-test", scopes=frozenset({"tournaments"}))
     stored = wh.Webhooks(redis_client, allow_private=True).register(
-        viewer, receiver.url.replace("127.0.0.1", "localhost") + "/inside", ["game.finished"])
+        viewer, receiver.url.replace("127.0.0.1", "localhost") + "/inside", ["game.finished"]
+    )
     strict = wh.Webhooks(redis_client, allow_private=False)
-    entry = strict.deliver(stored["id"], "whd_private_test", "game.finished",
-                           json.dumps({"id": "game.finished:g-x", "type": "game.finished", "data": {}}))
+    entry = strict.deliver(
+        stored["id"],
+        "whd_private_test",
+        "game.finished",
+        json.dumps({"id": "game.finished:g-x", "type": "game.finished", "data": {}}),
+    )
     assert not entry["ok"] and entry["error"].startswith("refused: localhost resolves to the non-public address")
     assert entry["next_retry_seconds"] is None and receiver.at("/inside") == []
     allowed = wh.Webhooks(redis_client, allow_private=True).deliver(
-        stored["id"], "whd_private_test2", "game.finished",
-        json.dumps({"id": "game.finished:g-y", "type": "game.finished", "data": {}}))
+        stored["id"],
+        "whd_private_test2",
+        "game.finished",
+        json.dumps({"id": "game.finished:g-y", "type": "game.finished", "data": {}}),
+    )
     assert allowed["ok"] and len(receiver.at("/inside")) == 1  # the same URL, private addresses allowed
     redis_client.hdel(wh.HOOKS, stored["id"])
 
 
 def test_withdrawn_players_are_not_paired_again(client, integrator, service):
     players = [f"wd{i}" for i in range(8)]
-    t = create_tournament(client, integrator, game="dalmuti", options={"hands": 1}, players=players,
-                          format="swiss", rounds=2, table_size={"min": 4, "max": 4})
+    t = create_tournament(
+        client,
+        integrator,
+        game="dalmuti",
+        options={"hands": 1},
+        players=players,
+        format="swiss",
+        rounds=2,
+        table_size={"min": 4, "max": 4},
+    )
     tid = t["id"]
     r = client.post(f"/tournaments/{tid}/withdraw", json={"player": "wd3"}, headers=integrator)
     assert r.status_code == 200 and r.get_json()["round"] == 1
@@ -439,29 +534,64 @@ def test_withdrawn_players_are_not_paired_again(client, integrator, service):
     rd = client.get(f"/tournaments/{tid}/rounds/2", headers=integrator).get_json()
     seated = {s["player"] for tb in rd["tables"] for s in tb["seats"]}
     assert "wd3" not in seated and "wd3" not in rd["byes"] and len(seated) == 4 and len(rd["byes"]) == 3
-    assert attach_tournaments(service).advance(tid) == {"paired": [], "started": [], "recorded": [],
-                                                       "corrected": [], "finished": False}  # nothing left to do: nothing done
+    assert attach_tournaments(service).advance(tid) == {
+        "paired": [],
+        "started": [],
+        "recorded": [],
+        "corrected": [],
+        "finished": False,
+    }  # nothing left to do: nothing done
     row = next(r for r in client.get(f"/tournaments/{tid}/standings").get_json()["standings"] if r["player"] == "wd3")
     assert row["withdrawn"] and row["games"] == 1
 
 
-@pytest.mark.parametrize("body, status, kind", [
-    ({"game": "dalmuti", "players": ["a", "b", "c", "d"], "format": "knockout", "table_size": {"min": 4}},
-     422, "invalid-request"),
-    ({"game": "nope", "players": ["a", "b", "c", "d"], "format": "swiss", "table_size": {"min": 4}},
-     422, "unknown-game"),
-    ({"game": "dalmuti", "players": ["a", "b", "c"], "format": "swiss", "table_size": {"min": 3}},
-     422, "table-size"),
-    ({"game": "dalmuti", "players": ["a", "a", "c", "d"], "format": "swiss", "table_size": {"min": 4}},
-     422, "duplicate-player"),
-    ({"game": "dalmuti", "players": ["a", "b", "c", "d"], "format": "swiss", "table_size": {"min": 4, "max": 2}},
-     422, "table-size"),
-    ({"game": "dalmuti", "players": ["a", "b", "c", "d"], "format": "swiss", "table_size": {"min": 4},
-      "options": {"hands": "x"}}, 422, "invalid-options"),
-    ({"game": "muerte", "players": list("abcdefg"), "format": "swiss", "table_size": {"min": 7}},
-     422, "table-size"),
-    ({"game": "dalmuti", "players": ["a", "b"], "format": "swiss"}, 422, "invalid-request"),
-])
+@pytest.mark.parametrize(
+    "body, status, kind",
+    [
+        (
+            {"game": "dalmuti", "players": ["a", "b", "c", "d"], "format": "knockout", "table_size": {"min": 4}},
+            422,
+            "invalid-request",
+        ),
+        (
+            {"game": "nope", "players": ["a", "b", "c", "d"], "format": "swiss", "table_size": {"min": 4}},
+            422,
+            "unknown-game",
+        ),
+        (
+            {"game": "dalmuti", "players": ["a", "b", "c"], "format": "swiss", "table_size": {"min": 3}},
+            422,
+            "table-size",
+        ),
+        (
+            {"game": "dalmuti", "players": ["a", "a", "c", "d"], "format": "swiss", "table_size": {"min": 4}},
+            422,
+            "duplicate-player",
+        ),
+        (
+            {"game": "dalmuti", "players": ["a", "b", "c", "d"], "format": "swiss", "table_size": {"min": 4, "max": 2}},
+            422,
+            "table-size",
+        ),
+        (
+            {
+                "game": "dalmuti",
+                "players": ["a", "b", "c", "d"],
+                "format": "swiss",
+                "table_size": {"min": 4},
+                "options": {"hands": "x"},
+            },
+            422,
+            "invalid-options",
+        ),
+        (
+            {"game": "muerte", "players": list("abcdefg"), "format": "swiss", "table_size": {"min": 7}},
+            422,
+            "table-size",
+        ),
+        ({"game": "dalmuti", "players": ["a", "b"], "format": "swiss"}, 422, "invalid-request"),
+    ],
+)
 def test_bad_tournaments_are_4xx_problems(client, integrator, body, status, kind):
     r = client.post("/tournaments", json=body, headers=integrator)
     assert r.status_code == status and r.mimetype == "application/problem+json", r.get_json()
@@ -487,15 +617,18 @@ def test_access_and_missing_things(client, integrator, service):
     assert "seed" in own_log[0]["private"]["setup"]
     r = client.post(f"/tournaments/{t['id']}/withdraw", json={"player": "zed"}, headers=integrator)
     assert r.status_code == 422 and r.get_json()["type"].endswith("unknown-player")
-    for path in ("/tournaments/t-0000", "/tournaments/nope/standings", f"/tournaments/{t['id']}/rounds/9",
-                 "/tournaments/t-1/events"):
+    for path in (
+        "/tournaments/t-0000",
+        "/tournaments/nope/standings",
+        f"/tournaments/{t['id']}/rounds/9",
+        "/tournaments/t-1/events",
+    ):
         r = client.get(path)
         assert r.status_code == 404 and r.mimetype == "application/problem+json", path
     assert client.get("/tournaments", headers=integrator).get_json()["total"] >= 1
     r = client.post("/webhooks", json={"url": "ftp://example.org/x"}, headers=integrator)
     assert r.status_code == 422 and r.mimetype == "application/problem+json"
-    r = client.post("/webhooks", json={"url": "https://example.org/x", "events": ["game.started"]},
-                    headers=integrator)
+    r = client.post("/webhooks", json={"url": "https://example.org/x", "events": ["game.started"]}, headers=integrator)
     assert r.status_code == 422
     assert client.delete("/webhooks/wh_nope", headers=integrator).status_code == 404
     mine = client.post("/webhooks", json={"url": "https://example.org/x"}, headers=integrator).get_json()
@@ -506,8 +639,8 @@ def test_access_and_missing_things(client, integrator, service):
 def test_a_game_created_again_under_its_reserved_id_is_the_same_game_with_new_tokens(client, integrator, service):
     # a tournament worker killed between creating a table's game and recording it: the next one creates the
     # game under the id it reserved, and gets that same game back with fresh seat tokens, never a second game
-    first = service.create_game("dalmuti", ["r1", "r2", "r3", "r4"], {"hands": 1}, game_id="0123456789abcdef")
-    again = service.create_game("dalmuti", ["r1", "r2", "r3", "r4"], {"hands": 1}, game_id="0123456789abcdef")
+    first = service.games.create_game("dalmuti", ["r1", "r2", "r3", "r4"], {"hands": 1}, game_id="0123456789abcdef")
+    again = service.games.create_game("dalmuti", ["r1", "r2", "r3", "r4"], {"hands": 1}, game_id="0123456789abcdef")
     assert again["id"] == first["id"] and again["version"] == first["version"]
     assert [s["player"] for s in again["seats"]] == ["r1", "r2", "r3", "r4"]
     old, new = first["seats"][0]["token"], again["seats"][0]["token"]

@@ -18,8 +18,8 @@ from domain import table as tables
 from domain import tournament as T
 from events.envelope import GENESIS, dumps, loads, seal_batch
 from service.core import sight as sights
-from service.web.app import create_app
 from service.core.naipes import Naipes
+from service.web.app import create_app
 
 from .conftest import API_KEY, bearer
 from .helpers import create, play_http
@@ -33,8 +33,15 @@ def key_with(client, integrator, *scopes: str) -> dict:
 
 
 def duplicate_tournament(client, owner: dict, **extra) -> dict:
-    body = {"game": "dalmuti", "options": {"hands": 2}, "players": [f"p{i}" for i in range(8)],
-            "format": "duplicate", "rounds": 1, "table_size": {"min": 4, "max": 4}, **extra}
+    body = {
+        "game": "dalmuti",
+        "options": {"hands": 2},
+        "players": [f"p{i}" for i in range(8)],
+        "format": "duplicate",
+        "rounds": 1,
+        "table_size": {"min": 4, "max": 4},
+        **extra,
+    }
     r = client.post("/tournaments", json=body, headers=owner)
     assert r.status_code == 201, r.get_json()
     return r.get_json()
@@ -45,7 +52,7 @@ def play_until_deals_done(client, service, table: dict, deals: int, rng: random.
     gid = table["game_id"]
     toks = {s["seat"]: s["token"] for s in table["seats"]}
     for _ in range(5000):
-        if sights.deals_finished(service.table(gid, fresh=True)) >= deals:
+        if sights.deals_finished(service.tables.table(gid, fresh=True)) >= deals:
             return
         view = client.get(f"/games/{gid}", headers=bearer(toks[0])).get_json()
         seat = rng.choice(view["to_act"])
@@ -69,11 +76,11 @@ def test_a_duplicate_deal_stays_hidden_until_every_table_of_the_round_has_played
     assert all("token" in s for s in a["seats"]), "the owner is shown the seat tokens"
     play_until_deals_done(client, service, a, 1, random.Random(1))
     gid = a["game_id"]
-    head = service.table(gid)["version"]
+    head = service.tables.table(gid)["version"]
     full = service.store.read(gid, 0)
     revealed = [e for e in full if e["type"] == tables.DEAL_REVEALED]
     assert revealed, "table A revealed its first deal"
-    first_deal_start, second_deal_start = service.table(gid)["deals"]["starts"][:2]
+    first_deal_start, second_deal_start = service.tables.table(gid)["deals"]["starts"][:2]
 
     for who in ({}, other_owner):
         view = client.get(f"/games/{gid}", headers=who).get_json()
@@ -106,7 +113,7 @@ def test_a_duplicate_deal_stays_hidden_until_every_table_of_the_round_has_played
 
     # once table B has played the same deal out, it is public
     play_until_deals_done(client, service, b, 1, random.Random(2))
-    service._peer_counts.clear()
+    service.visibility._peer_counts.clear()
     shown = client.get(f"/games/{gid}/events").get_json()["events"]
     assert any(e["type"] == tables.DEAL_REVEALED and "deck" in e["data"] for e in shown)
     assert max(e["version"] for e in shown) == second_deal_start - 1
@@ -117,15 +124,16 @@ def test_the_tournament_seed_alone_does_not_give_the_deals(client, integrator, s
     with the project's public code and check it against the public commitment."""
     t = duplicate_tournament(client, integrator, seed=1)
     gid = t["round_detail"]["tables"][0]["game_id"]
-    table = service.table(gid)
+    table = service.tables.table(gid)
     commitment = next(e["data"]["commitment"] for e in service.store.read(gid, 0) if "commitment" in e["data"])
     module = registry.get("dalmuti")
     options, _timing = tables.split_options("dalmuti", table["options"])
     guessed_secret = T.deal_seed(1, 1)
     guessed = tables.deal_seed({"deal_seed": guessed_secret, "deals": {"count": 0}})
     state = module.initial_state(list(table["state"]["players"]), table["options"])
-    rebuilt = [e["data"].get("commitment") for e in module.decide(state, {"type": "start", "seat": None,
-                                                                          "seed": guessed})]
+    rebuilt = [
+        e["data"].get("commitment") for e in module.decide(state, {"type": "start", "seat": None, "seed": guessed})
+    ]
     assert commitment not in rebuilt
     # duplicate play still deals both tables the same cards
     other = t["round_detail"]["tables"][1]["game_id"]
@@ -177,8 +185,9 @@ def forged(lines: list[bytes], edit) -> bytes:
         body = {"type": env["type"], "data": env["data"], "actor": env["actor"]}
         if env.get("private"):
             body["private"] = env["private"]
-        env2 = seal_batch(header["game_id"], len(resealed), prev, [body], actor=env["actor"], time=env["time"],
-                          rules=env.get("rules"))[0]
+        env2 = seal_batch(
+            header["game_id"], len(resealed), prev, [body], actor=env["actor"], time=env["time"], rules=env.get("rules")
+        )[0]
         prev = env2["hash"]
         resealed.append(env2)
     header = {**header, "version": len(resealed), "head_hash": prev}
@@ -187,7 +196,9 @@ def forged(lines: list[bytes], edit) -> bytes:
 
 @pytest.fixture()
 def exported(client, integrator):
-    g = create(client, integrator, game="muerte", players=["ana", "bea", "carl", "dani", "eva", "fede"], options={"games": 1})
+    g = create(
+        client, integrator, game="muerte", players=["ana", "bea", "carl", "dani", "eva", "fede"], options={"games": 1}
+    )
     play_http(client, g, random.Random(3))
     body = client.get(f"/games/{g['id']}/export", headers=integrator).data
     return body.splitlines()
@@ -213,16 +224,23 @@ def game_keys(client) -> list[bytes]:
     return [k for k in client.scan_iter("naipes:{*") if not k.startswith(b"naipes:{keys}")]
 
 
-def test_only_a_review_key_may_import_review_events_and_the_game_says_it_was_imported(exported, other_store,
-                                                                                          integrator):
+def test_only_a_review_key_may_import_review_events_and_the_game_says_it_was_imported(
+    exported, other_store, integrator
+):
     c2, r2 = other_store
     games_only = key_with(c2, integrator, "games")
     reviewer = key_with(c2, integrator, "review", "games")
 
     def add_ruling(header, envs):
         last = envs[-1]
-        extra = [{**last, "type": tables.NOTE_ADDED, "actor": "reviewer:key_000000000000",
-                  "data": {"at_version": 2, "text": "seat 1 cheated"}}]
+        extra = [
+            {
+                **last,
+                "type": tables.NOTE_ADDED,
+                "actor": "reviewer:key_000000000000",
+                "data": {"at_version": 2, "text": "seat 1 cheated"},
+            }
+        ]
         return header, envs + extra
 
     body = forged(exported, add_ruling)
@@ -289,12 +307,17 @@ def test_a_chunked_import_is_read_whole_or_refused_whole(redis_url, client, inte
     renamed = forged(lines, lambda h, envs: ({**h, "game_id": "chunked-" + header["game_id"]}, envs))
     proc, base = start_gunicorn(redis_url)
     try:
+
         def chunks():
             for i in range(0, len(renamed), 8192):
-                yield renamed[i:i + 8192]
+                yield renamed[i : i + 8192]
 
-        r = requests.post(base + "/games/import", data=chunks(), timeout=30,
-                          headers={**integrator, "Content-Type": "application/x-ndjson"})
+        r = requests.post(
+            base + "/games/import",
+            data=chunks(),
+            timeout=30,
+            headers={**integrator, "Content-Type": "application/x-ndjson"},
+        )
         assert r.status_code == 201, r.text
         assert r.json()["version"] == header["version"]
     finally:
@@ -312,8 +335,14 @@ def test_the_live_stream_keeps_the_embargo(live_server, service):
 
     base = live_server.url
     integrator_h = {"Authorization": "Bearer nk_test_integrator_key"}
-    body = {"game": "dalmuti", "options": {"hands": 1}, "players": [f"s{i}" for i in range(8)],
-            "format": "duplicate", "rounds": 1, "table_size": {"min": 4, "max": 4}}
+    body = {
+        "game": "dalmuti",
+        "options": {"hands": 1},
+        "players": [f"s{i}" for i in range(8)],
+        "format": "duplicate",
+        "rounds": 1,
+        "table_size": {"min": 4, "max": 4},
+    }
     t = requests.post(base + "/tournaments", json=body, headers=integrator_h, timeout=10).json()
     a = t["round_detail"]["tables"][0]
     gid = a["game_id"]
@@ -323,9 +352,10 @@ def test_the_live_stream_keeps_the_embargo(live_server, service):
         view = requests.get(f"{base}/games/{gid}", headers=bearer(toks[0]), timeout=10).json()
         seat = rng.choice(view["to_act"])
         moves = requests.get(f"{base}/games/{gid}/legal-moves", headers=bearer(toks[seat]), timeout=10).json()
-        requests.post(f"{base}/games/{gid}/moves", json=rng.choice(moves["moves"]), headers=bearer(toks[seat]),
-                      timeout=10)
-    start = service.table(gid)["deals"]["starts"][0]
+        requests.post(
+            f"{base}/games/{gid}/moves", json=rng.choice(moves["moves"]), headers=bearer(toks[seat]), timeout=10
+        )
+    start = service.tables.table(gid)["deals"]["starts"][0]
     with requests.get(f"{base}/games/{gid}/stream", stream=True, timeout=30) as r:
         assert r.status_code == 200
         seen, heartbeats = [], 0

@@ -17,14 +17,22 @@ import time
 import pytest
 import requests
 
-from service.core.naipes import Viewer
+from service.core.identity import Viewer
 
 from .conftest import API_KEY
 from .live import live_server  # noqa: F401 - fixture
 
 CHROMIUM = os.environ.get("NAIPES_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 GAMES = {
     "dalmuti": (["ana", "bea", "carl", "dani"], {"hands": 1}),
     "cego": (["ana", "bea", "carl"], {"rounds": 1}),
@@ -34,29 +42,32 @@ GAMES = {
 DOCS_SCREENSHOT = os.environ.get("NAIPES_VIEWER_SCREENSHOT")  # write the dalmuti screenshot there (docs)
 
 if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
-    pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's 'chromium' package (./naipes test does as root)",
-                allow_module_level=True)
+    pytest.skip(
+        f"no Chromium at {CHROMIUM}: install Debian's 'chromium' package (./naipes test does as root)",
+        allow_module_level=True,
+    )
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 
 def play(service, game: str, players: list[str], options: dict, seed: int, stop_at: int | None = None) -> dict:
-    g = service.create_game(game, players, options)
+    g = service.games.create_game(game, players, options)
     rng = random.Random(seed)
     while True:
-        table = service.table(g["id"])
-        view = service.state_view(g["id"], Viewer("spectator"), table)
+        table = service.tables.table(g["id"])
+        view = service.reads.state_view(g["id"], Viewer("spectator"), table)
         if view["finished"] or (stop_at is not None and view["version"] >= stop_at):
             return g
         seat = rng.choice(view["to_act"])
-        moves = service.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"]
-        service.move(g["id"], seat, rng.choice(moves))
+        moves = service.reads.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"]
+        service.moves.move(g["id"], seat, rng.choice(moves))
 
 
 @pytest.fixture(scope="module")
 def browser():
     with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium"),
-                              args=ARGS, headless=True)
+        b = p.chromium.launch(
+            executable_path=CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium"), args=ARGS, headless=True
+        )
         yield b
         b.close()
 
@@ -104,7 +115,7 @@ def test_viewer_draws_every_version_of_a_finished_game(browser, live_server, ser
         page.locator("#slider").fill(str(early))
         rendered(page, early)
         assert page.locator("#version-label").inner_text() == f"version {early} / {head}"
-        review = service.replay(g["id"], Viewer("integrator", scopes=frozenset({"review"})), early)
+        review = service.reads.replay(g["id"], Viewer("integrator", scopes=frozenset({"review"})), early)
         hands = review["state"].get("hands") or []
         shown = page.locator("#seats .seat .hand .card:not(.back)").count()
         assert shown == sum(len(h) for h in hands) and shown > 0, (shown, hands)
@@ -123,7 +134,7 @@ def test_viewer_draws_every_version_of_a_finished_game(browser, live_server, ser
         rendered(page, head, "seat1")
         page.locator("#slider").fill(str(early))
         rendered(page, early)
-        seat_view = service.replay(g["id"], Viewer("seat", seat=1), early)
+        seat_view = service.reads.replay(g["id"], Viewer("seat", seat=1), early)
         own = page.locator('#seats .seat[data-seat="1"] .hand .card:not(.back)').count()
         others = page.locator('#seats .seat:not([data-seat="1"]) .hand .card:not(.back)').count()
         assert own == len(seat_view["state"]["hand"]) and others == 0
@@ -157,9 +168,11 @@ def test_viewer_live_mode_follows_the_stream(browser, live_server, service):
         def more_moves():
             rng = random.Random(10)
             for _ in range(3):
-                view = service.state_view(g["id"], Viewer("spectator"))
+                view = service.reads.state_view(g["id"], Viewer("spectator"))
                 seat = rng.choice(view["to_act"])
-                service.move(g["id"], seat, rng.choice(service.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"]))
+                service.moves.move(
+                    g["id"], seat, rng.choice(service.reads.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"])
+                )
                 time.sleep(0.2)
 
         mover = threading.Thread(target=more_moves)
@@ -176,5 +189,7 @@ def test_viewer_live_mode_follows_the_stream(browser, live_server, service):
 def test_viewer_page_of_an_unknown_game_is_a_problem(live_server):
     r = requests.get(f"{live_server.url}/replay/no-such-game", timeout=10)
     assert r.status_code == 404 and r.headers["Content-Type"] == "application/problem+json"
-    assets = [requests.get(f"{live_server.url}/static/viewer/{name}", timeout=10) for name in ("viewer.js", "viewer.css")]
+    assets = [
+        requests.get(f"{live_server.url}/static/viewer/{name}", timeout=10) for name in ("viewer.js", "viewer.css")
+    ]
     assert all(a.status_code == 200 and len(a.content) > 1000 for a in assets)

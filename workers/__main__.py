@@ -19,7 +19,7 @@ log = logging.getLogger("naipes.worker")
 
 def run() -> None:
     level = os.environ.get("NAIPES_LOG_LEVEL", "WARNING").upper()
-    from service.core.logs import configure
+    from service.logs import configure
 
     configure(level)  # JSON lines
     client = connect(queue_url())  # RQ's Redis; the jobs reach the games through REDIS_URL
@@ -32,7 +32,7 @@ def run() -> None:
         try:
             # deadlines whose jobs were lost (with the queues' Redis, or with a worker killed mid-job)
             # are scheduled again
-            service().rearm_deadlines()
+            service().deadlines.rearm_deadlines()
             worker = NaipesWorker(queues, connection=client)
             worker.work(with_scheduler=True, logging_level=level)
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:

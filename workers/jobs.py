@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import time
 
 import redis
 
-from events.connect import connect, data_url, queue_url
 from service.core.naipes import Naipes
 
 _service: Naipes | None = None
@@ -18,17 +16,9 @@ def service() -> Naipes:
     """One application object per worker process, over the worker's Redis."""
     global _service
     if _service is None:
-        from service.core.timers import attach_scheduler
+        from service import bootstrap
 
-        keys = [k for k in os.environ.get("NAIPES_API_KEYS", "").split(",") if k]
-        _service = Naipes(connect(data_url()), api_keys=keys, cache_size=256, queue_client=connect(queue_url()))
-        attach_scheduler(_service)
-        from service.core.metrics import timeout_fired
-
-        _service.on_timeout.append(timeout_fired)
-        from service.core.tournaments import attach_tournaments
-
-        attach_tournaments(_service)
+        _service = bootstrap.build("worker")
     return _service
 
 
@@ -46,20 +36,26 @@ def enforce_deadline(game_id: str, version: int, seat: int, deadline: float) -> 
 
         from service.core.timers import TIMERS, enqueue_deadline, job_id
 
-        enqueue_deadline(Queue(TIMERS, connection=service().queue_redis), game_id, version, seat, deadline,
-                         job_id(game_id, version, seat, deadline) + "-again", at=deadline)
+        enqueue_deadline(
+            Queue(TIMERS, connection=service().queue_redis),
+            game_id,
+            version,
+            seat,
+            deadline,
+            job_id(game_id, version, seat, deadline) + "-again",
+            at=deadline,
+        )
         return False
     if early > 0:
         time.sleep(early)
-    from service.core.logs import game_context
-
     from service.core.timers import DEADLINES, job_id
+    from service.logs import game_context
 
     give_up = time.monotonic() + REDIS_PATIENCE
     with game_context(game_id, version):
         while True:
             try:
-                done = service().enforce_deadline(game_id, version, seat)
+                done = service().deadlines.enforce_deadline(game_id, version, seat)
                 service().queue_redis.zrem(DEADLINES, job_id(game_id, version, seat, deadline))  # not lost
                 return done
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
@@ -72,12 +68,12 @@ def enforce_deadline(game_id: str, version: int, seat: int, deadline: float) -> 
 
 def continue_absent(game_id: str, version: int) -> bool:
     """Go on moving for the absent seats of a game still at ``version``: an
-    append moves for them at most ``Naipes.MAX_AUTO_MOVES`` times, and this
+    append moves for them at most ``Appender.MAX_AUTO_MOVES`` times, and this
     job, queued behind the deadlines already due, makes the next append."""
-    from service.core.logs import game_context
+    from service.logs import game_context
 
     with game_context(game_id, version):
-        return service().continue_absent(game_id, version)
+        return service().deadlines.continue_absent(game_id, version)
 
 
 def advance_tournament(tournament_id: str) -> dict:

@@ -7,13 +7,12 @@ import os
 import socket
 import threading
 import time
-from datetime import timezone
+from datetime import UTC
 
 import redis
 from rq import SimpleWorker
 from rq.registry import ScheduledJobRegistry
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, SCHEDULER_LOCKING_KEY_TEMPLATE, RQScheduler
-
 from rq.utils import utcparse
 
 from service.core.timers import QUEUES, TIMERS, due_at, reconcile, sweep_deadlines
@@ -43,8 +42,9 @@ class DeadlineRegistry(ScheduledJobRegistry):
 
     def get_jobs_to_schedule(self, timestamp: int | None = None, chunk_size: int = 1000) -> list[str]:
         now = self.clock()
-        rows = self.connection.zrangebyscore(self.key, 0, int(now + LEAD_SECONDS), start=0, num=chunk_size,
-                                             withscores=True)
+        rows = self.connection.zrangebyscore(
+            self.key, 0, int(now + LEAD_SECONDS), start=0, num=chunk_size, withscores=True
+        )
         due = []
         for raw, score in rows:
             job = raw.decode()
@@ -65,7 +65,8 @@ class NaipesScheduler(RQScheduler):
     def prepare_registries(self, queue_names=None):
         self._scheduled_job_registries = [
             DeadlineRegistry(name, connection=self.connection, serializer=self.serializer)
-            for name in (queue_names or self._acquired_locks)]
+            for name in (queue_names or self._acquired_locks)
+        ]
 
     def work(self):
         self._install_signal_handlers()
@@ -160,7 +161,7 @@ class NaipesWorker(SimpleWorker):
                 self._reconcile()
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
                 pass  # Redis is away; the next pass tries again
-            except Exception:  # noqa: BLE001 - the thread must outlive any one failure
+            except Exception:
                 log.exception("could not reconcile the deadlines")
 
     def _reconcile(self) -> None:
@@ -175,7 +176,9 @@ class NaipesWorker(SimpleWorker):
 
     def _start_scheduler(self, burst=False, logging_level=None, *args, **kwargs):
         self.scheduler = NaipesScheduler(
-            self.queues, connection=self.connection, serializer=self.serializer,
+            self.queues,
+            connection=self.connection,
+            serializer=self.serializer,
             logging_level=logging_level if logging_level is not None else self.log.level,
         )
         self.scheduler.acquire_locks()
@@ -191,8 +194,9 @@ class NaipesWorker(SimpleWorker):
                 self.scheduler.start()
         if not burst and getattr(self, "_watchdog", None) is None:
             self._watch_done = threading.Event()
-            self._watchdog = threading.Thread(target=self._watch_scheduler, args=(self._watch_done,),
-                                              name="deadline-reconciler", daemon=True)
+            self._watchdog = threading.Thread(
+                target=self._watch_scheduler, args=(self._watch_done,), name="deadline-reconciler", daemon=True
+            )
             self._watchdog.start()
 
     def teardown(self):
@@ -240,7 +244,7 @@ def recover_scheduler_lock(client: redis.Redis) -> list[str]:
         meta = {k.decode(): v.decode() for k, v in client.hgetall(SCHEDULER_KEY_TEMPLATE % holder.decode()).items()}
         stale = not meta
         if meta.get("last_heartbeat"):
-            beat = utcparse(meta["last_heartbeat"]).replace(tzinfo=timezone.utc).timestamp()
+            beat = utcparse(meta["last_heartbeat"]).replace(tzinfo=UTC).timestamp()
             stale = stale or time.time() - beat > STALE_AFTER
         if meta.get("hostname") == host and meta.get("pid", "0").isdigit() and int(meta["pid"]):
             stale = stale or not _alive(int(meta["pid"]))

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
-
 GAME_ID = "cego"
 
 
@@ -41,16 +39,21 @@ OPTIONS: dict[str, Any] = {
     "additionalProperties": False,
     "properties": {
         "rounds": {
-            "type": "integer", "default": 4, "minimum": 1, "maximum": 100,
+            "type": "integer",
+            "default": 4,
+            "minimum": 1,
+            "maximum": 100,
             "description": "Number of rounds (deals) in the match.",
         },
         "dealer_sits_out_with_four": {
-            "type": "boolean", "default": False,
+            "type": "boolean",
+            "default": False,
             "description": "With four players the dealer sits each round out (three active players, "
             "51 cards) and pays or receives like a defender. With five players the dealer always sits out.",
         },
         "gut_selbst": {
-            "type": "boolean", "default": False,
+            "type": "boolean",
+            "default": False,
             "description": "Optional rule: when a Cego game is raised, the player holding it may accept "
             "(gut, the raiser plays) or play the raised game itself (selbst).",
         },

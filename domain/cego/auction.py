@@ -4,7 +4,7 @@ raises, gut/selbst, the Räuber choice).
 
 from __future__ import annotations
 
-from domain.base import event, RuleViolation
+from domain.base import RuleViolation, event
 from domain.cego.contracts import LEVELS, qualifies, solo_allowed
 from domain.cego.evolve import _Out
 from domain.cego.state import _ring_from, _seat, rules_of
@@ -26,8 +26,13 @@ def _enter_exchange(out: _Out, seat: int, call: str, contract: dict, **data) -> 
         st = out.state
         ch = contract["challenger"]
         aside = [c for c in st["hands"][ch] if c != 1]
-        out.emit(event("Exchanged", {"seat": ch, "step": "keep", "count": 1, "shown": [1], "discarded": None,
-                                     "next_step": None}, {ch: {"kept": [1], "legage": aside}}))
+        out.emit(
+            event(
+                "Exchanged",
+                {"seat": ch, "step": "keep", "count": 1, "shown": [1], "discarded": None, "next_step": None},
+                {ch: {"kept": [1], "legage": aside}},
+            )
+        )
 
 
 def auction_calls(state: dict, seat: int) -> list[str]:
@@ -66,11 +71,18 @@ def _d_call(state: dict, command: dict) -> list[dict]:
     if not allowed:
         raise RuleViolation("wrong-phase", f"no auction is running (phase {state['phase']})", "turn")
     if call not in allowed:
-        rule = {"solo": "solo-needs-trumps", "ulti": "ulti-needs-pagat", "raise": "cannot-raise",
-                "selbst": "cannot-play-selbst"}.get(call, "call-not-allowed")
-        raise RuleViolation(rule, f"'{call}' is not allowed now; allowed: {', '.join(allowed)} "
-                            "(Solo needs 8 trumps, or 7 with two above 17 and two suits; Ulti and Pagat need "
-                            "trump 1; a raise goes one level up and needs a hand for it)")
+        rule = {
+            "solo": "solo-needs-trumps",
+            "ulti": "ulti-needs-pagat",
+            "raise": "cannot-raise",
+            "selbst": "cannot-play-selbst",
+        }.get(call, "call-not-allowed")
+        raise RuleViolation(
+            rule,
+            f"'{call}' is not allowed now; allowed: {', '.join(allowed)} "
+            "(Solo needs 8 trumps, or 7 with two above 17 and two suits; Ulti and Pagat need "
+            "trump 1; a raise goes one level up and needs a hand for it)",
+        )
     out = _Out(state)
     phase = state["phase"]
     rest = list(state["speakers"][1:])
@@ -91,8 +103,14 @@ def _d_call(state: dict, command: dict) -> list[dict]:
         elif call == "gegensolo":
             # a Solo was declared: no Piccolo or Bettel; the Gegensolo player declares Cego
             _called(out, seat, call, phase="second_auction", speakers=[], gegensolo=seat)
-            _called(out, seat, "cego", phase="raise", speakers=_ring_from(state, seat, False),
-                    contract={"game": "cego", "challenger": seat, "gegensolo": True})
+            _called(
+                out,
+                seat,
+                "cego",
+                phase="raise",
+                speakers=_ring_from(state, seat, False),
+                contract={"game": "cego", "challenger": seat, "gegensolo": True},
+            )
         elif rest:
             _called(out, seat, call, phase="gegen", speakers=rest)
         else:
@@ -105,8 +123,14 @@ def _d_call(state: dict, command: dict) -> list[dict]:
         else:
             _called(out, seat, call, phase="second_auction", speakers=[])
             starter = state["gegensolo"] if gs else state["active"][0]
-            _called(out, starter, "cego", phase="raise", speakers=_ring_from(state, starter, False),
-                    contract={"game": "cego", "challenger": starter, "gegensolo": gs})
+            _called(
+                out,
+                starter,
+                "cego",
+                phase="raise",
+                speakers=_ring_from(state, starter, False),
+                contract={"game": "cego", "challenger": starter, "gegensolo": gs},
+            )
     elif phase == "raise":
         if call == "raise":
             new = dict(con, game=LEVELS[LEVELS.index(con["game"]) + 1])
@@ -114,8 +138,14 @@ def _d_call(state: dict, command: dict) -> list[dict]:
                 _called(out, seat, call, phase="gut_selbst", speakers=[], raiser=seat)
             elif LEVELS.index(new["game"]) + 1 < len(LEVELS):
                 # after a raise every other player may raise again, in turn from the raiser
-                _called(out, seat, call, phase="raise", speakers=_ring_from(state, seat, False),
-                        contract=dict(new, challenger=seat))
+                _called(
+                    out,
+                    seat,
+                    call,
+                    phase="raise",
+                    speakers=_ring_from(state, seat, False),
+                    contract=dict(new, challenger=seat),
+                )
             else:
                 _enter_exchange(out, seat, call, dict(new, challenger=seat))
         elif rest:

@@ -9,8 +9,7 @@ black 10, 9, 8, 7).
 
 from __future__ import annotations
 
-from domain.base import int_list, RuleViolation
-
+from domain.base import RuleViolation, int_list
 
 JUGLAR = 22
 

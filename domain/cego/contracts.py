@@ -8,7 +8,6 @@ from itertools import combinations
 
 from domain.cego.cards import is_numeral, is_trump, suit
 
-
 LEVELS = ("cego", "eine", "eine_leere", "zwei_leere", "zwei_verschiedene", "pagat")
 
 

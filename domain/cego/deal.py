@@ -6,7 +6,7 @@ The blind (``blind``) is secret: the deal puts it in the private part
 
 from __future__ import annotations
 
-from domain.base import committed, event, int_field, rng, RuleViolation, shuffled
+from domain.base import RuleViolation, committed, event, int_field, rng, shuffled
 from domain.cego.about import NOBODY
 from domain.cego.cards import deck_for, full_deck, strength
 from domain.cego.evolve import _Out
@@ -24,11 +24,27 @@ def _deal(out: _Out, seed: int, dealer: int) -> None:
     blind = sorted(deck[:b])
     private: dict = {NOBODY: {"blind": blind}}
     for k, s in enumerate(active):
-        private[str(s)] = {"hand": sorted(deck[b + k * h: b + (k + 1) * h])}
-    out.emit(committed(event("RoundDealt", {
-        "round": st["round_no"] + 1, "dealer": dealer, "cutter": (dealer - 1) % n, "mano": active[0],
-        "active": active, "sitting_out": dealer if sits else None, "blind_size": b, "hand_size": h,
-    }, private), deck, seed))
+        private[str(s)] = {"hand": sorted(deck[b + k * h : b + (k + 1) * h])}
+    out.emit(
+        committed(
+            event(
+                "RoundDealt",
+                {
+                    "round": st["round_no"] + 1,
+                    "dealer": dealer,
+                    "cutter": (dealer - 1) % n,
+                    "mano": active[0],
+                    "active": active,
+                    "sitting_out": dealer if sits else None,
+                    "blind_size": b,
+                    "hand_size": h,
+                },
+                private,
+            ),
+            deck,
+            seed,
+        )
+    )
 
 
 def _d_start(state: dict, command: dict) -> list[dict]:

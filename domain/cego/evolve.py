@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.base import match_ended, Outbox, seat_parts
+from domain.base import Outbox, match_ended, seat_parts
 from domain.cego.about import NOBODY
 from domain.cego.cards import _remove
 from domain.cego.state import rules_of
@@ -21,11 +21,33 @@ def _ev_round_dealt(state, ev):
         hands[seat] = list(part["hand"])
     st = dict(state)
     st.update(
-        phase="first_auction", round_no=d["round"], dealer=d["dealer"], active=list(d["active"]),
-        sitting_out=d["sitting_out"], hands=hands, blind=list(priv[NOBODY]["blind"]), blind_taken=False, legage=[],
-        auction=[], speakers=list(d["active"]), contract=None, gegensolo=None, soloist=None, raiser=None,
-        step=None, shown=[], shown_left=[], shown_discard=None, trick=[], leader=None, turn=None, trick_no=0,
-        tricks_won=[0] * n, won=[[] for _ in range(n)], trick_winners=[], last_trick=None,
+        phase="first_auction",
+        round_no=d["round"],
+        dealer=d["dealer"],
+        active=list(d["active"]),
+        sitting_out=d["sitting_out"],
+        hands=hands,
+        blind=list(priv[NOBODY]["blind"]),
+        blind_taken=False,
+        legage=[],
+        auction=[],
+        speakers=list(d["active"]),
+        contract=None,
+        gegensolo=None,
+        soloist=None,
+        raiser=None,
+        step=None,
+        shown=[],
+        shown_left=[],
+        shown_discard=None,
+        trick=[],
+        leader=None,
+        turn=None,
+        trick_no=0,
+        tricks_won=[0] * n,
+        won=[[] for _ in range(n)],
+        trick_winners=[],
+        last_trick=None,
     )
     return st
 
@@ -99,27 +121,37 @@ def _ev_trick_taken(state, ev):
     won[w] = state["won"][w] + cards
     tw = list(state["tricks_won"])
     tw[w] += 1
-    st.update(won=won, tricks_won=tw, last_trick={"cards": [list(p) for p in state["trick"]], "winner": w},
-              trick=[], trick_no=state["trick_no"] + 1,
-              trick_winners=state["trick_winners"] + [[w, d["winning_card"]]], leader=d["leader"],
-              turn=d["leader"])
+    st.update(
+        won=won,
+        tricks_won=tw,
+        last_trick={"cards": [list(p) for p in state["trick"]], "winner": w},
+        trick=[],
+        trick_no=state["trick_no"] + 1,
+        trick_winners=state["trick_winners"] + [[w, d["winning_card"]]],
+        leader=d["leader"],
+        turn=d["leader"],
+    )
     return st
 
 
 def _ev_round_scored(state, ev):
     d = ev["data"]
     st = dict(state)
-    st.update(phase="between_rounds", balances=list(d["balances"]), last_round=d, turn=None, speakers=[],
-              step=None)
+    st.update(phase="between_rounds", balances=list(d["balances"]), last_round=d, turn=None, speakers=[], step=None)
     if d["match_over"]:
         st["phase"] = "finished"
     return st
 
 
 _EVOLVERS = {
-    "DealerDrawn": _ev_dealer_drawn, "RoundDealt": _ev_round_dealt, "Called": _ev_called,
-    "Exchanged": _ev_exchanged, "Played": _ev_played, "TrickTaken": _ev_trick_taken,
-    "RoundScored": _ev_round_scored, "MatchEnded": match_ended,
+    "DealerDrawn": _ev_dealer_drawn,
+    "RoundDealt": _ev_round_dealt,
+    "Called": _ev_called,
+    "Exchanged": _ev_exchanged,
+    "Played": _ev_played,
+    "TrickTaken": _ev_trick_taken,
+    "RoundScored": _ev_round_scored,
+    "MatchEnded": match_ended,
 }
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from domain.base import event, RuleViolation
+from domain.base import RuleViolation, event
 from domain.cego.cards import _cards, _in_hand, _remove, is_trump, strength
 from domain.cego.contracts import show_options
 from domain.cego.state import _seat
@@ -31,8 +31,9 @@ def exchange_moves(state: dict, seat: int) -> list[dict]:
 def _d_exchange(state: dict, command: dict) -> list[dict]:
     seat = _seat(state, command)
     if state["phase"] != "exchange":
-        raise RuleViolation("wrong-phase", f"'{command['type']}' belongs to the exchange; phase is {state['phase']}",
-                            "turn")
+        raise RuleViolation(
+            "wrong-phase", f"'{command['type']}' belongs to the exchange; phase is {state['phase']}", "turn"
+        )
     step = state["step"]
     want = {"keep2": "keep", "keep1": "keep", "discard": "discard", "show": "show"}[step]
     if command["type"] != want:
@@ -44,20 +45,32 @@ def _d_exchange(state: dict, command: dict) -> list[dict]:
     hand = state["hands"][seat]
     _in_hand(hand, cards)
     if step == "discard":
-        return [event("Exchanged", {"seat": seat, "step": "discard", "count": 1, "next_step": None},
-                      {seat: {"cards": cards}})]
+        return [
+            event(
+                "Exchanged", {"seat": seat, "step": "discard", "count": 1, "next_step": None}, {seat: {"cards": cards}}
+            )
+        ]
     kept = sorted(cards)
     aside = _remove(hand, kept)
-    data = {"seat": seat, "step": "keep", "count": len(kept), "discarded": None,
-            "next_step": "discard" if step == "keep2" else None}
+    data = {
+        "seat": seat,
+        "step": "keep",
+        "count": len(kept),
+        "discarded": None,
+        "next_step": "discard" if step == "keep2" else None,
+    }
     if step == "show":
         game = state["contract"]["game"]
         if kept not in [sorted(o) for o in show_options(hand, game)]:
-            raise RuleViolation("bad-show", {
-                "eine_leere": "Eine Leere shows one numeral (a figure only when you hold no numeral)",
-                "zwei_leere": "Zwei Leere shows two numerals of one suit (figures only without such a pair)",
-                "zwei_verschiedene": "Zwei Verschiedene shows two numerals of different suits "
-                                     "(figures only without such a pair)"}[game])
+            raise RuleViolation(
+                "bad-show",
+                {
+                    "eine_leere": "Eine Leere shows one numeral (a figure only when you hold no numeral)",
+                    "zwei_leere": "Zwei Leere shows two numerals of one suit (figures only without such a pair)",
+                    "zwei_verschiedene": "Zwei Verschiedene shows two numerals of different suits "
+                    "(figures only without such a pair)",
+                }[game],
+            )
         data["shown"] = kept
         blind = state["blind"]
         if game == "zwei_leere":

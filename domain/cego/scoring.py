@@ -6,7 +6,7 @@ from typing import Any
 
 from domain.base import event, int_field
 from domain.cego.cards import count_points
-from domain.cego.contracts import factor, FIXED, RAUBER_PAY
+from domain.cego.contracts import FIXED, RAUBER_PAY, factor
 from domain.cego.deal import _deal
 from domain.cego.evolve import _Out
 from domain.cego.state import rules_of
@@ -37,8 +37,7 @@ def score_round(state: dict) -> dict:
         tw = state["tricks_won"][ch]
         if game == "ulti":
             lt = state["last_trick"]
-            won = (not any(state["hands"][s] for s in state["active"]) and lt["winner"] == ch
-                   and [ch, 1] in lt["cards"])
+            won = not any(state["hands"][s] for s in state["active"]) and lt["winner"] == ch and [ch, 1] in lt["cards"]
         elif game == "piccolo":
             won = tw == 1
         else:
@@ -73,14 +72,33 @@ def _score(out: _Out, command: dict) -> None:
     balances = [a + b for a, b in zip(st["balances"], res["payments"])]
     over = st["round_no"] >= st["rounds_total"]
     seed = None if over else int_field(command, "seed")
-    out.emit(event("RoundScored", dict(res, round=st["round_no"], balances=balances, match_over=over,
-                                       blind=list(st["blind"]), legage=list(st["legage"]),
-                                       tricks_won=list(st["tricks_won"]))))
+    out.emit(
+        event(
+            "RoundScored",
+            dict(
+                res,
+                round=st["round_no"],
+                balances=balances,
+                match_over=over,
+                blind=list(st["blind"]),
+                legage=list(st["legage"]),
+                tricks_won=list(st["tricks_won"]),
+            ),
+        )
+    )
     if over:
         ranking = sorted(range(len(balances)), key=lambda s: (-balances[s], s))
         top = balances[ranking[0]]
-        out.emit(event("MatchEnded", {"scores": balances, "ranking": ranking,
-                                      "winners": [s for s in ranking if balances[s] == top],
-                                      "rounds_played": st["round_no"]}))
+        out.emit(
+            event(
+                "MatchEnded",
+                {
+                    "scores": balances,
+                    "ranking": ranking,
+                    "winners": [s for s in ranking if balances[s] == top],
+                    "rounds_played": st["round_no"],
+                },
+            )
+        )
     else:
         _deal(out, seed, (st["dealer"] + 1) % len(st["players"]))

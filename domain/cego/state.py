@@ -7,7 +7,7 @@ the seat after the dealer; the deal passes to the mano.
 
 from __future__ import annotations
 
-from domain.base import check_player_count, RuleViolation, settle_options, table_seat
+from domain.base import RuleViolation, check_player_count, settle_options, table_seat
 from domain.cego.about import GAME_ID, MAX_PLAYERS, MIN_PLAYERS, OPTIONS, RULES_VERSION, TITLE
 
 
@@ -17,14 +17,42 @@ def initial_state(players: list[str], options: dict | None) -> dict:
     opts = settle_options(OPTIONS, options)
     n = len(players)
     return {
-        "game": GAME_ID, "rules": RULES_VERSION, "players": players, "options": opts, "phase": "created",
-        "round_no": 0, "rounds_total": int(opts["rounds"]), "draws": [], "dealer": None,
-        "active": [], "sitting_out": None, "hands": [[] for _ in range(n)], "blind": [], "blind_taken": False,
-        "legage": [], "auction": [], "speakers": [], "contract": None, "gegensolo": None, "soloist": None,
-        "raiser": None, "step": None, "shown": [], "shown_left": [], "shown_discard": None,
-        "trick": [], "leader": None, "turn": None, "trick_no": 0, "tricks_won": [0] * n,
-        "won": [[] for _ in range(n)], "trick_winners": [], "last_trick": None,
-        "balances": [0] * n, "last_round": None, "outcome": None,
+        "game": GAME_ID,
+        "rules": RULES_VERSION,
+        "players": players,
+        "options": opts,
+        "phase": "created",
+        "round_no": 0,
+        "rounds_total": int(opts["rounds"]),
+        "draws": [],
+        "dealer": None,
+        "active": [],
+        "sitting_out": None,
+        "hands": [[] for _ in range(n)],
+        "blind": [],
+        "blind_taken": False,
+        "legage": [],
+        "auction": [],
+        "speakers": [],
+        "contract": None,
+        "gegensolo": None,
+        "soloist": None,
+        "raiser": None,
+        "step": None,
+        "shown": [],
+        "shown_left": [],
+        "shown_discard": None,
+        "trick": [],
+        "leader": None,
+        "turn": None,
+        "trick_no": 0,
+        "tricks_won": [0] * n,
+        "won": [[] for _ in range(n)],
+        "trick_winners": [],
+        "last_trick": None,
+        "balances": [0] * n,
+        "last_round": None,
+        "outcome": None,
     }
 
 

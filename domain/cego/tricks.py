@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from domain.base import event, RuleViolation
-from domain.cego.cards import _cards, _in_hand, is_trump, strength, suit, SUITS
+from domain.base import RuleViolation, event
+from domain.cego.cards import SUITS, _cards, _in_hand, is_trump, strength, suit
 from domain.cego.evolve import _Out
 from domain.cego.scoring import _score
 from domain.cego.state import _seat, active_after, rules_of
@@ -73,8 +73,12 @@ def _d_play(state: dict, command: dict) -> list[dict]:
     seat = _seat(state, command)
     if state["phase"] != "play":
         raise RuleViolation("wrong-phase", f"cards are played in the play phase; phase is {state['phase']}", "turn")
-    card = _cards({"cards": [command.get("card")]} if isinstance(command.get("card"), int) and not isinstance(
-        command.get("card"), bool) else {"cards": None}, 1)[0]
+    card = _cards(
+        {"cards": [command.get("card")]}
+        if isinstance(command.get("card"), int) and not isinstance(command.get("card"), bool)
+        else {"cards": None},
+        1,
+    )[0]
     _in_hand(state["hands"][seat], [card])
     legal = playable(state, seat)
     if card not in legal:
@@ -83,11 +87,15 @@ def _d_play(state: dict, command: dict) -> list[dict]:
                 now = "trump 1"
             else:
                 now = "a card of " + " or ".join(SUITS[x] for x in sorted(_shown_suits_to_lead(state)))
-            raise RuleViolation("must-lead-shown", "the challenger must lead the shown card(s) or a card of their "
-                                "suit in the first trick(s), each shown card (or its suit) one of them "
-                                f"(Pagat: trump 1 opens the first trick); lead {now} now")
-        raise RuleViolation("must-follow", "follow the suit led; without it play a trump; on a trump lead play a "
-                            "trump if you can")
+            raise RuleViolation(
+                "must-lead-shown",
+                "the challenger must lead the shown card(s) or a card of their "
+                "suit in the first trick(s), each shown card (or its suit) one of them "
+                f"(Pagat: trump 1 opens the first trick); lead {now} now",
+            )
+        raise RuleViolation(
+            "must-follow", "follow the suit led; without it play a trump; on a trump lead play a trump if you can"
+        )
     out = _Out(state)
     done = len(state["trick"]) + 1 == len(state["active"])
     out.emit(event("Played", {"seat": seat, "card": card, "next": None if done else active_after(state, seat)}))

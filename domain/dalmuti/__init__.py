@@ -38,19 +38,44 @@ from domain.dalmuti.about import (
     TIES_BROKEN,
     TITLE,
 )
-from domain.dalmuti.cards import JESTER, deck_for, set_rank
+
+# helpers the rules tests reach for
+from domain.dalmuti.cards import (
+    JESTER,
+    _remove,  # noqa: F401
+    deck_for,
+    set_rank,
+)
 from domain.dalmuti.decide import decide
 from domain.dalmuti.evolve import evolve
 from domain.dalmuti.moves import legal_moves, timeout_move
 from domain.dalmuti.state import initial_state, may_declare, outcome, role_at, to_act
 from domain.dalmuti.view import view
 
-# helpers the rules tests reach for
-from domain.dalmuti.cards import _remove  # noqa: F401
-
 __all__ = [
-    "CONSTRAINTS", "FOLDS_RULES", "GAME_ID", "HAND_OVER_EVENTS", "JESTER", "MAX_PLAYERS", "MIN_PLAYERS", "NAME_MAX",
-    "OPTIONS", "ROLES", "RULES_VERSION", "TIES_BROKEN", "TITLE",
-    "deck_for", "decide", "evolve", "initial_state", "legal_moves", "may_declare", "outcome", "role_at",
-    "set_rank", "timeout_move", "to_act", "view",
+    "CONSTRAINTS",
+    "FOLDS_RULES",
+    "GAME_ID",
+    "HAND_OVER_EVENTS",
+    "JESTER",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "NAME_MAX",
+    "OPTIONS",
+    "ROLES",
+    "RULES_VERSION",
+    "TIES_BROKEN",
+    "TITLE",
+    "deck_for",
+    "decide",
+    "evolve",
+    "initial_state",
+    "legal_moves",
+    "may_declare",
+    "outcome",
+    "role_at",
+    "set_rank",
+    "timeout_move",
+    "to_act",
+    "view",
 ]

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
-
 GAME_ID = "dalmuti"
 
 
@@ -94,9 +92,12 @@ OPTIONS: dict[str, Any] = {
 # What a creation must satisfy beyond the player count and each option's schema, as JSON Schemas
 # over {"player_count": n, "options": {...defaults filled in}} (GET /game-types): the if/then above.
 CONSTRAINTS: tuple[dict[str, Any], ...] = (
-    {"id": "philanthropic-needs-scoring", "on": ["options"],
-     "description": "philanthropic_scoring is an addition to scoring: it needs scoring true",
-     "schema": {"properties": {"options": {"if": OPTIONS["if"], "then": OPTIONS["then"]}}}},
+    {
+        "id": "philanthropic-needs-scoring",
+        "on": ["options"],
+        "description": "philanthropic_scoring is an addition to scoring: it needs scoring true",
+        "schema": {"properties": {"options": {"if": OPTIONS["if"], "then": OPTIONS["then"]}}},
+    },
 )
 
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from domain.base import int_list, RuleViolation
-
+from domain.base import RuleViolation, int_list
 
 JESTER = 13
 

@@ -4,9 +4,9 @@ match, and newcomers joining and being placed.
 
 from __future__ import annotations
 
-from domain.base import committed, event, int_field, rng, RuleViolation, shuffled
+from domain.base import RuleViolation, committed, event, int_field, rng, shuffled
 from domain.dalmuti.about import MAX_PLAYERS, NAME_MAX
-from domain.dalmuti.cards import deck_for, JESTER
+from domain.dalmuti.cards import JESTER, deck_for
 from domain.dalmuti.evolve import _Out
 from domain.dalmuti.state import _seat_in_phase, _system, _v1
 

@@ -8,7 +8,6 @@ from domain.dalmuti.revolution import _d_revolution
 from domain.dalmuti.taxes import _d_exchange, _d_give_taxes
 from domain.dalmuti.tricks import _d_pass, _d_play
 
-
 _DECIDERS = {
     "start": _d_start,
     "join": _d_join,

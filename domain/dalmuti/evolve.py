@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.base import match_ended, Outbox, seat_parts
+from domain.base import Outbox, match_ended, seat_parts
 from domain.dalmuti.cards import _remove
 from domain.dalmuti.state import _enter_play, _enter_taxes, _v1
 

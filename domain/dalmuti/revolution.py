@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from domain.base import event, int_field, RuleViolation
+from domain.base import RuleViolation, event, int_field
 from domain.dalmuti.cards import JESTER
 from domain.dalmuti.evolve import _Out
 from domain.dalmuti.state import _seat_in_phase, _v1, may_declare
@@ -41,13 +41,14 @@ def _d_revolution_answer(state: dict, command: dict) -> list[dict]:
     if seat not in state["order"]:
         raise RuleViolation("not-your-turn", "you take no part in this hand", "turn")
     if seat not in state["revolution_pending"]:
-        raise RuleViolation("revolution-already-answered", "you have already answered the revolution question",
-                            "turn")
+        raise RuleViolation("revolution-already-answered", "you have already answered the revolution question", "turn")
     declare = command["type"] == "declare_revolution"
     if declare and not may_declare(state, seat):
         if state["revolution"] is not None and state["hands"][seat].count(JESTER) == 2:
-            detail = ("this first hand is already a revolution: only a Greater Peon dealt both jesters "
-                      "may declare (a greater revolution)")
+            detail = (
+                "this first hand is already a revolution: only a Greater Peon dealt both jesters "
+                "may declare (a greater revolution)"
+            )
         else:
             detail = "only a player dealt both jesters may declare a revolution: answer decline_revolution"
         raise RuleViolation("no-revolution", detail)

@@ -8,7 +8,7 @@ Greater Peon, the one before it the Lesser Peon and everybody else a Merchant.
 
 from __future__ import annotations
 
-from domain.base import check_player_count, RuleViolation, settle_options, table_seat
+from domain.base import RuleViolation, check_player_count, settle_options, table_seat
 from domain.dalmuti.about import GAME_ID, MAX_PLAYERS, MIN_PLAYERS, OPTIONS, RULES_VERSION, TITLE
 from domain.dalmuti.cards import JESTER
 

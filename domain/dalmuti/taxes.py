@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.base import event, int_field, rng, RuleViolation
+from domain.base import RuleViolation, event, int_field, rng
 from domain.dalmuti.cards import _cards, _require_in_hand
 from domain.dalmuti.evolve import _Out
 from domain.dalmuti.state import _seat_in_phase

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from domain.base import event, RuleViolation
-from domain.dalmuti.cards import _cards, _next_holder, _require_in_hand, JESTER, set_rank
+from domain.base import RuleViolation, event
+from domain.dalmuti.cards import JESTER, _cards, _next_holder, _require_in_hand, set_rank
 from domain.dalmuti.deal import _finish_hand
 from domain.dalmuti.evolve import _Out
 from domain.dalmuti.state import _seat_in_phase
@@ -28,9 +28,7 @@ def _d_play(state: dict, command: dict) -> list[dict]:
                 "must-match-count", f"you must play exactly {trick['count']} card(s), as many as the last play"
             )
         if rank >= trick["rank"]:
-            raise RuleViolation(
-                "must-beat-rank", f"you must play a better (lower) rank than {trick['rank']}, or pass"
-            )
+            raise RuleViolation("must-beat-rank", f"you must play a better (lower) rank than {trick['rank']}, or pass")
     order = state["order"]
     hands = state["hands"]
     out_now = len(cards) == len(hand)
@@ -50,8 +48,15 @@ def _d_play(state: dict, command: dict) -> list[dict]:
     out.emit(
         event(
             "Played",
-            {"seat": seat, "cards": cards, "rank": rank, "count": len(cards), "out": out_now, "points": points,
-             "next": nxt},
+            {
+                "seat": seat,
+                "cards": cards,
+                "rank": rank,
+                "count": len(cards),
+                "out": out_now,
+                "points": points,
+                "next": nxt,
+            },
         )
     )
     if nxt is None:

@@ -27,8 +27,11 @@ def _must(state: dict, seat: int) -> dict | None:
     if phase == "placing":
         return {"action": "place_newcomer", "newcomers": list(state["newcomers"]), "slots": len(order) - 3}
     if seat in state["tax_pending"]:
-        return {"action": "give_taxes", "count": 2 if seat == order[0] else 1,
-                "to": order[-1] if seat == order[0] else order[-2]}
+        return {
+            "action": "give_taxes",
+            "count": 2 if seat == order[0] else 1,
+            "to": order[-1] if seat == order[0] else order[-2],
+        }
     return {"action": "merchant_exchange", "merchants": [s for s in order[2:-2] if s != seat]}
 
 
@@ -40,11 +43,19 @@ def _tax_info(state: dict, seat: int) -> dict | None:
     gd, ld, lp, gp = order[0], order[1], order[-2], order[-1]
     if seat in (gd, ld):
         chosen = state["tax_chosen"].get(str(seat))
-        return {"gives": 2 if seat == gd else 1, "to": gp if seat == gd else lp, "chooses": True,
-                "chosen": list(chosen) if chosen is not None else None}
+        return {
+            "gives": 2 if seat == gd else 1,
+            "to": gp if seat == gd else lp,
+            "chooses": True,
+            "chosen": list(chosen) if chosen is not None else None,
+        }
     if seat in (gp, lp):
-        return {"gives": 2 if seat == gp else 1, "to": gd if seat == gp else ld, "chooses": False,
-                "automatic": "your best card(s) are taken when the taxes resolve"}
+        return {
+            "gives": 2 if seat == gp else 1,
+            "to": gd if seat == gp else ld,
+            "chooses": False,
+            "automatic": "your best card(s) are taken when the taxes resolve",
+        }
     return None
 
 

@@ -33,6 +33,8 @@ from domain.muerte.about import (
     RULES_VERSION,
     TITLE,
 )
+
+# helpers the rules tests reach for
 from domain.muerte.cards import (
     DECK_MAX_PLAYERS,
     DECK_NUMBERS,
@@ -41,6 +43,7 @@ from domain.muerte.cards import (
     KINGS,
     MAIN_SUIT,
     TEAMS,
+    _all_cards,  # noqa: F401
     identity_deck,
     number,
     team_deck,
@@ -54,14 +57,40 @@ from domain.muerte.scoring import game_points
 from domain.muerte.state import duties, initial_state, must_accuse, outcome, team_of, teammates, to_act
 from domain.muerte.view import view
 
-# helpers the rules tests reach for
-from domain.muerte.cards import _all_cards  # noqa: F401
-
 __all__ = [
-    "CONSTRAINTS", "DECK_MAX_PLAYERS", "DECK_NUMBERS", "FOLDS_RULES", "GAME_ID", "HAND_OVER_EVENTS",
-    "IDENTITY_MODES", "IDENTITY_SUIT", "KING", "KINGS", "MAIN_SUIT", "MAX_PLAYERS", "MIN_PLAYERS", "OPTIONS",
-    "RULES_VERSION", "TEAMS", "TITLE",
-    "decide", "duties", "evolve", "game_points", "game_winner", "identity_deck", "initial_state", "legal_moves",
-    "must_accuse", "number", "outcome", "team_deck", "team_of", "teammates", "timeout_move", "to_act",
-    "turn_order", "view",
+    "CONSTRAINTS",
+    "DECK_MAX_PLAYERS",
+    "DECK_NUMBERS",
+    "FOLDS_RULES",
+    "GAME_ID",
+    "HAND_OVER_EVENTS",
+    "IDENTITY_MODES",
+    "IDENTITY_SUIT",
+    "KING",
+    "KINGS",
+    "MAIN_SUIT",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "OPTIONS",
+    "RULES_VERSION",
+    "TEAMS",
+    "TITLE",
+    "decide",
+    "duties",
+    "evolve",
+    "game_points",
+    "game_winner",
+    "identity_deck",
+    "initial_state",
+    "legal_moves",
+    "must_accuse",
+    "number",
+    "outcome",
+    "team_deck",
+    "team_of",
+    "teammates",
+    "timeout_move",
+    "to_act",
+    "turn_order",
+    "view",
 ]

@@ -8,7 +8,6 @@ from typing import Any
 
 from domain.muerte.cards import DECK_MAX_PLAYERS, DECK_NUMBERS
 
-
 GAME_ID = "muerte"
 
 
@@ -78,15 +77,28 @@ OPTIONS: dict[str, Any] = {
 # with.  Seed 001, 2.1: "El número de jugadores ha de ser par. Con la baraja española clásica de 40
 # cartas, podrán participar de 6 a 12 jugadores."
 CONSTRAINTS: tuple[dict[str, Any], ...] = (
-    {"id": "odd-player-count", "on": ["player_count"],
-     "description": "the number of players must be even (two teams of equal size)",
-     "schema": {"properties": {"player_count": {"multipleOf": 2}}}},
-    {"id": "deck-too-small", "on": ["player_count", "options"],
-     "description": "a deck serves so many players: " + ", ".join(
-         f"{deck} up to {most}" for deck, most in DECK_MAX_PLAYERS.items()),
-     "schema": {"allOf": [
-         {"if": {"properties": {"options": {"properties": {"deck": {"const": deck}}, "required": ["deck"]}},
-                 "required": ["options"]},
-          "then": {"properties": {"player_count": {"maximum": most}}}}
-         for deck, most in DECK_MAX_PLAYERS.items()]}},
+    {
+        "id": "odd-player-count",
+        "on": ["player_count"],
+        "description": "the number of players must be even (two teams of equal size)",
+        "schema": {"properties": {"player_count": {"multipleOf": 2}}},
+    },
+    {
+        "id": "deck-too-small",
+        "on": ["player_count", "options"],
+        "description": "a deck serves so many players: "
+        + ", ".join(f"{deck} up to {most}" for deck, most in DECK_MAX_PLAYERS.items()),
+        "schema": {
+            "allOf": [
+                {
+                    "if": {
+                        "properties": {"options": {"properties": {"deck": {"const": deck}}, "required": ["deck"]}},
+                        "required": ["options"],
+                    },
+                    "then": {"properties": {"player_count": {"maximum": most}}},
+                }
+                for deck, most in DECK_MAX_PLAYERS.items()
+            ]
+        },
+    },
 )

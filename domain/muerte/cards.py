@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from domain.base import RuleViolation
 
-
 TEAMS = ("espadas", "bastos")
 
 
@@ -85,6 +84,5 @@ def _card(state: dict, command: dict, field: str = "card") -> str:
     if not isinstance(c, str):
         raise RuleViolation("invalid-field", f"'{field}' must be a card such as \"O3\"", "invalid")
     if c not in _all_cards(state["options"]["deck"]):
-        raise RuleViolation("unknown-card", f"{c!r} is not a card of this deck (suit O/C/E/B and a number)",
-                            "invalid")
+        raise RuleViolation("unknown-card", f"{c!r} is not a card of this deck (suit O/C/E/B and a number)", "invalid")
     return c

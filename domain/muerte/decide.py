@@ -7,7 +7,6 @@ from domain.muerte.deal import _d_start
 from domain.muerte.identities import _d_assign, _d_swap
 from domain.muerte.turns import _d_accuse, _d_discard, _d_exchange, _d_give_back, _d_treason
 
-
 _DECIDERS = {
     "start": _d_start,
     "exchange": _d_exchange,

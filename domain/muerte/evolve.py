@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.base import match_ended, Outbox, seat_parts
+from domain.base import Outbox, match_ended, seat_parts
 from domain.muerte.cards import _card_key
 from domain.muerte.state import team_of
 
@@ -66,8 +66,11 @@ def _ev_cards_exchanged(state: dict, ev: dict) -> dict:
     st["exchange"] = None
     if d["treason_chances"]:
         st["phase"] = "treason"
-        st["treason"] = {"pending": [c[0] for c in d["treason_chances"]],
-                         "chances": [list(c) for c in d["treason_chances"]], "denounced": []}
+        st["treason"] = {
+            "pending": [c[0] for c in d["treason_chances"]],
+            "chances": [list(c) for c in d["treason_chances"]],
+            "denounced": [],
+        }
     return st
 
 
@@ -78,8 +81,14 @@ def _ev_treason_answered(state: dict, ev: dict) -> dict:
     denounced = t["denounced"]
     if ev["type"] == "TreasonDenounced":
         denounced = denounced + [[d["seat"], d["traitor"], d["card"]]]
-    return {**state, "treason": {"pending": [s for s in t["pending"] if s != d["seat"]], "chances": t["chances"],
-                                 "denounced": denounced}}
+    return {
+        **state,
+        "treason": {
+            "pending": [s for s in t["pending"] if s != d["seat"]],
+            "chances": t["chances"],
+            "denounced": denounced,
+        },
+    }
 
 
 def _ev_accused(state: dict, ev: dict) -> dict:
@@ -88,8 +97,16 @@ def _ev_accused(state: dict, ev: dict) -> dict:
     accused = dict(state["accused"])
     accused[team_of(state, d["seat"])] = True
     st["accused"] = accused
-    st["reveals"] = state["reveals"] + [{"game": state["game_no"], "round": state["round"], "seat": d["seat"],
-                                         "target": d["target"], "cards": list(d["cards"]), "king": d["king"]}]
+    st["reveals"] = state["reveals"] + [
+        {
+            "game": state["game_no"],
+            "round": state["round"],
+            "seat": d["seat"],
+            "target": d["target"],
+            "cards": list(d["cards"]),
+            "king": d["king"],
+        }
+    ]
     if not d["king"]:
         st["phase"] = "discard"
         st["accusation"] = {"seat": d["seat"], "target": d["target"]}
@@ -163,8 +180,10 @@ def _ev_identity_swapped(state: dict, ev: dict) -> dict:
 def _ev_assignment_began(state: dict, ev: dict) -> dict:
     st = dict(state)
     st["phase"] = "assigning"
-    st["assign"] = {t: {"chooser": a["chooser"], "cards": list(a["cards"]), "seats": list(a["seats"]), "given": {}}
-                    for t, a in ev["data"]["teams"].items()}
+    st["assign"] = {
+        t: {"chooser": a["chooser"], "cards": list(a["cards"]), "seats": list(a["seats"]), "given": {}}
+        for t, a in ev["data"]["teams"].items()
+    }
     st["teams_fixed"] = list(ev["data"]["teams_fixed"])
     return st
 

@@ -4,8 +4,8 @@ again, kept, swapped from the winner back, or placed by a team.
 
 from __future__ import annotations
 
-from domain.base import event, int_field, rng, RuleViolation
-from domain.muerte.cards import identity_deck, IDENTITY_SUIT, TEAMS
+from domain.base import RuleViolation, event, int_field, rng
+from domain.muerte.cards import IDENTITY_SUIT, TEAMS, identity_deck
 from domain.muerte.deal import _deal
 from domain.muerte.evolve import _Out
 from domain.muerte.state import _choosing, _in_phase, _other, _target, team_of
@@ -54,8 +54,11 @@ def _next_game(out: _Out, command: dict, reason: str) -> None:
             chooser = next(s for s in range(len(ident)) if ident[s] == f"{IDENTITY_SUIT[chooser_team]}1")
             if teams_fixed[chooser] != chooser_team:
                 chooser = min(s for s in range(len(ident)) if teams_fixed[s] == chooser_team)
-            teams[team] = {"chooser": chooser, "cards": [f"{IDENTITY_SUIT[team]}{k}" for k in range(1, n + 1)],
-                           "seats": seats}
+            teams[team] = {
+                "chooser": chooser,
+                "cards": [f"{IDENTITY_SUIT[team]}{k}" for k in range(1, n + 1)],
+                "seats": seats,
+            }
         out.emit(event("IdentityAssignmentBegan", {"teams": teams, "teams_fixed": teams_fixed}))
 
 

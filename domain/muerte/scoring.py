@@ -15,11 +15,17 @@ def game_points(state: dict, reason: str, actor: int) -> dict:
     """Section 3.2: the points of the game that just ended (and who won)."""
     p = len(state["players"])
     points = [0] * p
-    info: dict[str, Any] = {"reason": reason, "winning_team": None, "discoverer": None, "custodian": None,
-                            "traitors": [], "denouncers": []}
+    info: dict[str, Any] = {
+        "reason": reason,
+        "winning_team": None,
+        "discoverer": None,
+        "custodian": None,
+        "traitors": [],
+        "denouncers": [],
+    }
     if reason == "treason":
         den = state["treason"]["denounced"]
-        for s, traitor, _card_ in den:
+        for s, traitor, _card in den:
             points[s] += 2
             points[traitor] -= 2
         traitors = {tr for _s, tr, _c in den}
@@ -56,7 +62,7 @@ def game_points(state: dict, reason: str, actor: int) -> dict:
                     points[s] = -4 if not _alive(state, s) else -3
                 else:
                     points[s] = -1
-        info["winners"] = [s for s in _members(state, win)]
+        info["winners"] = list(_members(state, win))
     info["points"] = points
     return info
 

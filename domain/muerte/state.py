@@ -6,7 +6,7 @@ shares (teams, turns, duties, the seats to act, the outcome).
 
 from __future__ import annotations
 
-from domain.base import check_player_count, int_field, RuleViolation, settle_options, table_seat
+from domain.base import RuleViolation, check_player_count, int_field, settle_options, table_seat
 from domain.muerte.about import GAME_ID, IDENTITY_MODES, MAX_PLAYERS, MIN_PLAYERS, OPTIONS, TITLE
 from domain.muerte.cards import DECK_NUMBERS, TEAMS
 
@@ -92,8 +92,9 @@ def _seat(state: dict, command: dict) -> int:
 def _in_phase(state: dict, command: dict, phase: str, what: str) -> int:
     seat = _seat(state, command)
     if state["phase"] != phase:
-        raise RuleViolation("wrong-phase", f"'{command['type']}' is for {what}; now the game is in the "
-                            f"{state['phase']} phase", "turn")
+        raise RuleViolation(
+            "wrong-phase", f"'{command['type']}' is for {what}; now the game is in the {state['phase']} phase", "turn"
+        )
     return seat
 
 
@@ -101,7 +102,7 @@ def _later_teammate(state: dict, seat: int) -> bool:
     """Does an active teammate still play after ``seat`` in this full round?"""
     team = team_of(state, seat)
     order = state["order"]
-    return any(_alive(state, s) and team_of(state, s) == team for s in order[state["pos"] + 1:])
+    return any(_alive(state, s) and team_of(state, s) == team for s in order[state["pos"] + 1 :])
 
 
 def teammates(state: dict, seat: int) -> list[int]:

@@ -5,8 +5,8 @@ wrong).
 
 from __future__ import annotations
 
-from domain.base import event, RuleViolation
-from domain.muerte.cards import _card, KINGS, number
+from domain.base import RuleViolation, event
+from domain.muerte.cards import KINGS, _card, number
 from domain.muerte.evolve import _Out
 from domain.muerte.scoring import _end_game
 from domain.muerte.state import _alive, _in_phase, _members, _target, must_accuse, team_of, teammates
@@ -33,8 +33,10 @@ def _d_exchange(state: dict, command: dict) -> list[dict]:
     card = _card(state, command)
     if must_accuse(state, seat):
         if teammates(state, seat):
-            raise RuleViolation("must-accuse", "your team has not accused in this full round and you are its "
-                                "last player in it: you must accuse")
+            raise RuleViolation(
+                "must-accuse",
+                "your team has not accused in this full round and you are its last player in it: you must accuse",
+            )
         raise RuleViolation("must-accuse", "you have no active teammate to exchange with: you must accuse")
     if mate == seat or team_of(state, mate) != team_of(state, seat):
         raise RuleViolation("not-a-teammate", "you exchange a card with one of your companions")
@@ -63,9 +65,16 @@ def _d_give_back(state: dict, command: dict) -> list[dict]:
         if number(card) == number(state["identity"][giver]):
             chances.append([giver, seat, card])
     out = _Out(state)
-    out.emit(event("CardsExchanged", {"seat": giver, "with": seat, "treason_chances": [c[:2] for c in chances]},
-                   {giver: {"with": seat, "gave": offered, "received": card},
-                    seat: {"with": giver, "gave": card, "received": offered}}))
+    out.emit(
+        event(
+            "CardsExchanged",
+            {"seat": giver, "with": seat, "treason_chances": [c[:2] for c in chances]},
+            {
+                giver: {"with": seat, "gave": offered, "received": card},
+                seat: {"with": giver, "gave": card, "received": offered},
+            },
+        )
+    )
     if not chances:
         _begin_next_turn(out, state["pos"])
     return out.events
@@ -75,8 +84,11 @@ def _d_treason(state: dict, command: dict) -> list[dict]:
     seat = _in_phase(state, command, "treason", "a treason just discovered in an exchange")
     t = state["treason"]
     if seat not in t["pending"]:
-        raise RuleViolation("not-your-turn", "only a player who has just received a card of their identity "
-                            "number may denounce, once", "turn")
+        raise RuleViolation(
+            "not-your-turn",
+            "only a player who has just received a card of their identity number may denounce, once",
+            "turn",
+        )
     out = _Out(state)
     if command["type"] == "denounce":
         received = state["transfers"][str(seat)][-1]["received"]

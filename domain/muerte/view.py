@@ -54,13 +54,18 @@ def view(state: dict, viewer: Any) -> dict:
         "eliminated": list(state["eliminated"]),
         "exchange": None if state["exchange"] is None else dict(state["exchange"]),
         "accusation": None if state["accusation"] is None else dict(state["accusation"]),
-        "treason": None if tr is None else {"pending": list(tr["pending"]),
-                                            "chances": [c[:2] for c in tr["chances"]],
-                                            "denounced": [list(d) for d in tr["denounced"]]},
+        "treason": None
+        if tr is None
+        else {
+            "pending": list(tr["pending"]),
+            "chances": [c[:2] for c in tr["chances"]],
+            "denounced": [list(d) for d in tr["denounced"]],
+        },
         "reveals": [dict(r, cards=list(r["cards"])) for r in state["reveals"]],
         "swap": None if state["swap"] is None else dict(state["swap"]),
-        "assign": None if state["assign"] is None else {
-            t: {**a, "given": dict(a["given"])} for t, a in state["assign"].items()},
+        "assign": None
+        if state["assign"] is None
+        else {t: {**a, "given": dict(a["given"])} for t, a in state["assign"].items()},
         "game_points": list(state["game_points"]),
         "scores": list(state["scores"]),
         "results": [dict(r) for r in state["results"]],

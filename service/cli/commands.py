@@ -11,9 +11,16 @@ from pathlib import Path
 
 import click
 
+from service.cli.context import (
+    ROOT,
+    application,
+    data_dir,
+    hold_data_folder,
+    integrator_keys,
+    note_data_folder,
+    service_secret,
+)
 from service.core.keys import SCOPES
-
-from service.cli.context import ROOT, data_dir, hold_data_folder, note_data_folder, integrator_keys, application, service_secret
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -28,9 +35,13 @@ def main() -> None:
 
 @main.command()
 @click.option("--bind", default=lambda: os.environ.get("NAIPES_BIND", "127.0.0.1:8000"), show_default="127.0.0.1:8000")
-@click.option("--appendfsync", type=click.Choice(["everysec", "always", "no"]),
-              default=lambda: os.environ.get("NAIPES_APPENDFSYNC", "everysec"), show_default="everysec",
-              help="Durability of the embedded Redis (always: no acknowledged move is lost on a crash)")
+@click.option(
+    "--appendfsync",
+    type=click.Choice(["everysec", "always", "no"]),
+    default=lambda: os.environ.get("NAIPES_APPENDFSYNC", "everysec"),
+    show_default="everysec",
+    help="Durability of the embedded Redis (always: no acknowledged move is lost on a crash)",
+)
 def start(bind: str, appendfsync: str) -> None:
     """Start everything: Redis (embedded unless REDIS_URL is set), the API under gunicorn, an RQ worker.
     One start at a time per data folder: a second one refuses, naming the first."""
@@ -49,9 +60,11 @@ def start(bind: str, appendfsync: str) -> None:
         except (redis.exceptions.RedisError, ValueError):
             alive = False
         if alive:
-            raise click.ClickException(f"a Redis left by an earlier start still runs over {folder / 'redis'} at "
-                                       f"{left.read_text().strip()}; shut it down first (redis-cli -u "
-                                       f"{left.read_text().strip()} shutdown)")
+            raise click.ClickException(
+                f"a Redis left by an earlier start still runs over {folder / 'redis'} at "
+                f"{left.read_text().strip()}; shut it down first (redis-cli -u "
+                f"{left.read_text().strip()} shutdown)"
+            )
     if not redis_url:
         port = int(os.environ.get("NAIPES_REDIS_PORT", "0")) or None
         embedded = EmbeddedRedis(folder / "redis", port=port, appendfsync=appendfsync).start()
@@ -60,8 +73,13 @@ def start(bind: str, appendfsync: str) -> None:
         click.echo(f"embedded Redis at {redis_url} (append-only file in {folder / 'redis'})")
     note_data_folder(lock, "start", api=f"http://{bind}", redis=redis_url if embedded else "external (REDIS_URL)")
     keys = integrator_keys(folder)
-    env = {**os.environ, "REDIS_URL": redis_url, "NAIPES_API_KEYS": ",".join(keys), "NAIPES_BIND": bind,
-           "NAIPES_SECRET": service_secret(folder)}
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "NAIPES_API_KEYS": ",".join(keys),
+        "NAIPES_BIND": bind,
+        "NAIPES_SECRET": service_secret(folder),
+    }
     if not env.get("PROMETHEUS_MULTIPROC_DIR"):  # /metrics adds up every process of this run
         import shutil
 
@@ -70,8 +88,18 @@ def start(bind: str, appendfsync: str) -> None:
         metrics_dir.mkdir()
         env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
     children = [
-        subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "web" / "gunicorn_conf.py"),
-                          "service.web.app:create_app()"], cwd=ROOT, env=env),
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                str(ROOT / "service" / "web" / "gunicorn_conf.py"),
+                "service.web.app:create_app()",
+            ],
+            cwd=ROOT,
+            env=env,
+        ),
         subprocess.Popen([sys.executable, "-m", "workers"], cwd=ROOT, env=env),
     ]
     stopping = False
@@ -109,8 +137,9 @@ def start(bind: str, appendfsync: str) -> None:
         click.echo("naipes stopped.")
 
 
-@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
-              add_help_option=False)
+@main.command(
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False}, add_help_option=False
+)
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
 def test(pytest_args: tuple[str, ...]) -> None:
     """Run the test suite in the repository (./naipes test installs the test extras first; arguments go
@@ -150,8 +179,7 @@ def verify(file: Path, quiet: bool) -> None:
     from service.core.verify import verify_export
 
     lines = file.read_bytes().splitlines()
-    with click.progressbar(length=max(0, len(lines) - 1), label="folding events", file=sys.stderr,
-                           hidden=quiet) as bar:
+    with click.progressbar(length=max(0, len(lines) - 1), label="folding events", file=sys.stderr, hidden=quiet) as bar:
         done = [0]
 
         def progress(n: int) -> None:
@@ -162,9 +190,11 @@ def verify(file: Path, quiet: bool) -> None:
     if not quiet:
         chain = report.get("chain") or {}
         header = report.get("header") or {}
-        click.echo(f"game {header.get('game_id')} ({header.get('game')}, rules {header.get('rules_version')}): "
-                   f"{chain.get('checked', 0)} events chained, {report.get('commitments', 0)} deals committed, "
-                   f"{report.get('reveals', 0)} revealed")
+        click.echo(
+            f"game {header.get('game_id')} ({header.get('game')}, rules {header.get('rules_version')}): "
+            f"{chain.get('checked', 0)} events chained, {report.get('commitments', 0)} deals committed, "
+            f"{report.get('reveals', 0)} revealed"
+        )
         for problem in report["problems"]:
             click.echo(f"FAILED: {problem}")
         if report["ok"]:
@@ -181,13 +211,19 @@ def keys() -> None:
 
 @keys.command("create")
 @click.option("--name", required=True, help="Who the key is for")
-@click.option("--scope", "scopes", multiple=True,
-              type=click.Choice(SCOPES), help="Required: what the key may do; repeat for several scopes")
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    type=click.Choice(SCOPES),
+    help="Required: what the key may do; repeat for several scopes",
+)
 def keys_create(name: str, scopes: tuple[str, ...]) -> None:
     """Create a key; its secret is printed once and never stored."""
     if not scopes:
-        raise click.UsageError(f"--scope is required: give one or more of {', '.join(SCOPES)} "
-                               "(e.g. --scope games --scope tournaments)")
+        raise click.UsageError(
+            f"--scope is required: give one or more of {', '.join(SCOPES)} (e.g. --scope games --scope tournaments)"
+        )
     rec = application().keys.create(name, list(scopes))
     click.echo(f"{rec['id']}  {rec['key']}  scopes: {','.join(rec['scopes'])}")
 
@@ -208,6 +244,3 @@ def keys_revoke(key_id: str) -> None:
     if rec is None:
         raise click.ClickException(f"there is no key '{key_id}'")
     click.echo(f"{key_id} revoked at {rec['revoked_at']}")
-
-
-

@@ -39,9 +39,11 @@ def hold_data_folder(folder: Path, command: str, **about: str) -> int:
         pid = holder.get("pid")
         raise click.ClickException(
             f"the data folder {folder} is in use by 'naipes {holder.get('command', '?')}' (pid {pid or '?'}"
-            + (f", {what}" if what else "") + "); stop it first"
+            + (f", {what}" if what else "")
+            + "); stop it first"
             + (f" (Ctrl-C in its terminal, or kill -INT {pid})" if pid else "")
-            + ", or give this one another folder with NAIPES_DATA") from None
+            + ", or give this one another folder with NAIPES_DATA"
+        ) from None
     note_data_folder(fd, command, **about)
     return fd
 
@@ -75,8 +77,9 @@ def running_redis_url() -> str:
     note = data_dir() / "redis.url"
     if note.exists():
         return note.read_text().strip()
-    raise click.ClickException("no Redis: set REDIS_URL, or run 'naipes start' (its embedded Redis is found "
-                               "through the data folder)")
+    raise click.ClickException(
+        "no Redis: set REDIS_URL, or run 'naipes start' (its embedded Redis is found through the data folder)"
+    )
 
 
 def connect():
@@ -87,9 +90,11 @@ def connect():
 
 def application():
     """The application over the running Redis, with the operator's keys."""
-    from service.core.naipes import Naipes
+    from service import bootstrap
 
-    return Naipes(connect(), api_keys=integrator_keys(data_dir()), secret=service_secret(data_dir()))
+    return bootstrap.build(
+        "command", client=connect(), api_keys=integrator_keys(data_dir()), secret=service_secret(data_dir())
+    )
 
 
 def service_secret(folder: Path) -> str:

@@ -25,8 +25,7 @@ def connected_service():
     import redis
 
     from events.embedded import EmbeddedRedis
-
-    from service.core.naipes import Naipes
+    from service import bootstrap
     from service.cli.context import data_dir, hold_data_folder
 
     url = os.environ.get("REDIS_URL")
@@ -56,7 +55,7 @@ def connected_service():
     except redis.exceptions.RedisError as exc:
         raise click.ClickException(f"cannot reach Redis at {url}: {exc}") from None
     try:
-        yield Naipes(client)
+        yield bootstrap.build("command", client=client, api_keys=[], schedule=False)
     finally:
         client.close()
         if embedded:
@@ -79,17 +78,17 @@ def games() -> None:
 @click.option("--status", type=click.Choice(["active", "finished"]), help="Only active or finished games")
 @click.option("--limit", type=click.IntRange(1, 100000), default=50, show_default=True)
 @click.option("--cursor", help="Go on after an earlier page (the cursor it printed)")
-@click.option("--offset", type=click.IntRange(0), default=0, show_default=True,
-              help="Rows to skip (without --cursor)")
+@click.option("--offset", type=click.IntRange(0), default=0, show_default=True, help="Rows to skip (without --cursor)")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line instead of a table")
-def games_list(game_type: str | None, status: str | None, limit: int, cursor: str | None, offset: int,
-               as_json: bool) -> None:
+def games_list(
+    game_type: str | None, status: str | None, limit: int, cursor: str | None, offset: int, as_json: bool
+) -> None:
     """List games, newest first: id, type, status, current version, time of the latest event, players."""
-    from service.core.naipes import ProblemError
+    from service.core.errors import ProblemError
 
     with connected_service() as svc:
         try:
-            listed = svc.list_games(game_type, status, limit, offset, cursor=cursor)
+            listed = svc.listing.list_games(game_type, status, limit, offset, cursor=cursor)
         except ProblemError as exc:
             raise _problem(exc) from None
     if as_json:
@@ -98,14 +97,16 @@ def games_list(game_type: str | None, status: str | None, limit: int, cursor: st
     else:
         click.echo(f"{'id':<18} {'game':<8} {'status':<9} {'version':>7}  {'updated':<24} players")
         for row in listed["games"]:
-            click.echo(f"{row['id']:<18} {row['game']:<8} {row['status']:<9} {row['version']:>7}  "
-                       f"{row['updated_at']:<24} {', '.join(row['players'])}")
+            click.echo(
+                f"{row['id']:<18} {row['game']:<8} {row['status']:<9} {row['version']:>7}  "
+                f"{row['updated_at']:<24} {', '.join(row['players'])}"
+            )
     more = f"; next page: --cursor {listed['next_cursor']}" if listed.get("next_cursor") else ""
     click.echo(f"{len(listed['games'])} of {listed['total']} games{more}", err=True)
 
 
 def _viewer(svc, view_as: str):
-    from service.core.naipes import SPECTATOR_VIEWER, Viewer
+    from service.core.identity import SPECTATOR_VIEWER, Viewer
 
     if view_as == "spectator":
         return SPECTATOR_VIEWER
@@ -125,12 +126,19 @@ def render_text(view: dict) -> str:
     st = view.get("state") or {}
     players = view["players"]
     n = len(players)
-    lines = [f"{view['game']} {view['id']}  version {view['version']}  viewer {view['viewer']['kind']}"
-             + (f" (seat {view['viewer']['seat']})" if view["viewer"].get("seat") is not None else ""),
-             f"status: {'finished' if view['finished'] else 'to act: ' + ', '.join(players[s] for s in view['to_act'])}"]
-    per_seat = {k: v for k, v in st.items()
-                if isinstance(v, list) and len(v) == n and k not in ("players", "hands")
-                and all(not isinstance(x, dict) for x in v)}
+    lines = [
+        f"{view['game']} {view['id']}  version {view['version']}  viewer {view['viewer']['kind']}"
+        + (f" (seat {view['viewer']['seat']})" if view["viewer"].get("seat") is not None else ""),
+        f"status: {'finished' if view['finished'] else 'to act: ' + ', '.join(players[s] for s in view['to_act'])}",
+    ]
+    per_seat = {
+        k: v
+        for k, v in st.items()
+        if isinstance(v, list)
+        and len(v) == n
+        and k not in ("players", "hands")
+        and all(not isinstance(x, dict) for x in v)
+    }
     lines.append("seats:")
     for seat, name in enumerate(players):
         mark = "*" if seat in view["to_act"] else " "
@@ -145,8 +153,12 @@ def render_text(view: dict) -> str:
             lines.append(f"     hand: {' '.join(str(c) for c in hand) or '-'}")
     lines.append("table:")
     for k, v in st.items():
-        if k in per_seat or k in ("players", "hands", "hand", "options", "outcome", "game", "rules_version", "seat",
-                                  "to_act", "deck") or v in (None, [], {}):
+        if (
+            k in per_seat
+            or k
+            in ("players", "hands", "hand", "options", "outcome", "game", "rules_version", "seat", "to_act", "deck")
+            or v in (None, [], {})
+        ):
             continue
         lines.append(f"  {k}: {_short(v)}")
     if view.get("result"):
@@ -158,31 +170,38 @@ def render_text(view: dict) -> str:
             shared = sum(1 for p in places if p == place) > 1  # a tie: "=2." for each seat sharing it
             score = r["scores"][seat] if r.get("scores") else ""
             win = "  winner" if seat in (r.get("winners") or []) else ""
-            lines.append(f"  {'=' if shared else ''}{place}. {players[seat]} ({seat}) {score}{win}"
-                         f"{'  (tie)' if shared else ''}")
+            lines.append(
+                f"  {'=' if shared else ''}{place}. {players[seat]} ({seat}) {score}{win}{'  (tie)' if shared else ''}"
+            )
     return "\n".join(lines)
 
 
 def _short(v, width: int = 160) -> str:
     s = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, separators=(",", ":"))
-    return s if len(s) <= width else s[:width - 1] + "…"
+    return s if len(s) <= width else s[: width - 1] + "…"
 
 
 @click.command("replay")
 @click.argument("game_id")
 @click.option("--version", "version", type=click.IntRange(1), help="The version to show (default: the latest)")
-@click.option("--as", "view_as", default="spectator", show_default=True, callback=lambda c, p, v: _as_choice(v),
-              help="Whose view: a seat number, 'spectator' or 'reviewer' (every card)")
+@click.option(
+    "--as",
+    "view_as",
+    default="spectator",
+    show_default=True,
+    callback=lambda c, p, v: _as_choice(v),
+    help="Whose view: a seat number, 'spectator' or 'reviewer' (every card)",
+)
 @click.option("--json", "as_json", is_flag=True, help="The view JSON as the API serves it")
 def replay(game_id: str, version: int | None, view_as: str, as_json: bool) -> None:
     """Print a game as it stood at a version, as text, from the viewpoint chosen."""
-    from service.core.naipes import ProblemError
+    from service.core.errors import ProblemError
 
     with connected_service() as svc:
         try:
             head, _ = svc.store.head(game_id)
             viewer = _viewer(svc, view_as)
-            view = svc.replay(game_id, viewer, version or head)
+            view = svc.reads.replay(game_id, viewer, version or head)
         except ProblemError as exc:
             raise _problem(exc) from None
     click.echo(json.dumps(view, ensure_ascii=False, indent=1) if as_json else render_text(view))
@@ -190,22 +209,27 @@ def replay(game_id: str, version: int | None, view_as: str, as_json: bool) -> No
 
 @click.command("export")
 @click.argument("game_id")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True, path_type=Path),
-              help="Write to this file (default: standard output)")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write to this file (default: standard output)",
+)
 def export(game_id: str, output: Path | None) -> None:
     """Export a game's whole log as JSON Lines (a header, then every event); `naipes verify` checks it."""
-    from service.core.naipes import ProblemError
+    from service.core.errors import ProblemError
 
     with connected_service() as svc:
         try:
             total, _ = svc.store.head(game_id)
             if total == 0:
                 raise ProblemError(404, "Game not found", f"there is no game '{game_id}'", "game-not-found")
-            lines = svc.export_lines(game_id)
+            lines = svc.records.export_lines(game_id)
             sink = output.open("wb") if output else sys.stdout.buffer
             try:
-                with click.progressbar(length=total, label=f"exporting {game_id}", file=sys.stderr,
-                                       show_pos=True) as bar:
+                with click.progressbar(
+                    length=total, label=f"exporting {game_id}", file=sys.stderr, show_pos=True
+                ) as bar:
                     for i, line in enumerate(lines):
                         sink.write(line)
                         if i:  # the first line is the header

@@ -41,7 +41,7 @@ class HouseSecret:
         self._secret = secret
 
     @classmethod
-    def resolve(cls, client: redis.Redis | None = None, given: str | bytes | None = None) -> "HouseSecret":
+    def resolve(cls, client: redis.Redis | None = None, given: str | bytes | None = None) -> HouseSecret:
         value = given if given is not None else os.environ.get("NAIPES_SECRET")
         if value:
             return cls(value.encode() if isinstance(value, str) else value)

@@ -66,8 +66,9 @@ def env_key_id(h: str) -> str:
 class KeyStore:
     def __init__(self, client: redis.Redis, bootstrap: list[str] | None = None):
         self.redis = client
-        self._bootstrap = {digest(k): KeyRecord(env_key_id(digest(k)), ENV_NAME, frozenset(SCOPES))
-                           for k in (bootstrap or []) if k}
+        self._bootstrap = {
+            digest(k): KeyRecord(env_key_id(digest(k)), ENV_NAME, frozenset(SCOPES)) for k in (bootstrap or []) if k
+        }
         self._cache: TTLCache = TTLCache(maxsize=4096, ttl=CACHE_SECONDS)
         self._lock = threading.Lock()
         if self._bootstrap:
@@ -117,8 +118,9 @@ class KeyStore:
                 self.record_environment_keys()
                 return env
             stored = loads(raw)
-            return KeyRecord(env.id, env.name, env.scopes, stored.get("revoked_at") is not None,
-                             stored.get("revoked_at"))
+            return KeyRecord(
+                env.id, env.name, env.scopes, stored.get("revoked_at") is not None, stored.get("revoked_at")
+            )
         if not raw:
             return False
         stored = loads(raw)
@@ -128,15 +130,13 @@ class KeyStore:
 
     def create(self, name: str, scopes: list[str]) -> dict:
         if not isinstance(name, str) or not 1 <= len(name) <= 100 or not name.isprintable():
-            raise ValueError("a key's name is 1 to 100 printable characters (no control character, "
-                             "no lone surrogate)")
+            raise ValueError("a key's name is 1 to 100 printable characters (no control character, no lone surrogate)")
         unknown = sorted(set(scopes) - set(SCOPES))
         if unknown or not scopes:
             raise ValueError(f"scopes must be some of {', '.join(SCOPES)}; got {', '.join(unknown) or 'none'}")
         secret = f"nk_{secrets.token_urlsafe(32)}"
         key_id = f"key_{secrets.token_hex(6)}"
-        rec = {"id": key_id, "name": name, "scopes": sorted(set(scopes)), "created_at": now_iso(),
-               "revoked_at": None}
+        rec = {"id": key_id, "name": name, "scopes": sorted(set(scopes)), "created_at": now_iso(), "revoked_at": None}
         h = digest(secret)
         pipe = self.redis.pipeline(transaction=True)
         pipe.hset(KEYS, h, dumps(rec))
@@ -165,10 +165,14 @@ class KeyStore:
 
 
 def _record(raw: dict) -> KeyRecord:
-    return KeyRecord(raw["id"], raw.get("name", ""), frozenset(raw.get("scopes", ())),
-                     raw.get("revoked_at") is not None, raw.get("revoked_at"))
+    return KeyRecord(
+        raw["id"],
+        raw.get("name", ""),
+        frozenset(raw.get("scopes", ())),
+        raw.get("revoked_at") is not None,
+        raw.get("revoked_at"),
+    )
 
 
 def _env_record(rec: KeyRecord) -> dict:
-    return {"id": rec.id, "name": rec.name, "scopes": sorted(rec.scopes), "created_at": now_iso(),
-            "revoked_at": None}
+    return {"id": rec.id, "name": rec.name, "scopes": sorted(rec.scopes), "created_at": now_iso(), "revoked_at": None}

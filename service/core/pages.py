@@ -24,7 +24,8 @@ import base64
 import binascii
 import re
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import redis
 
@@ -57,8 +58,9 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _candidates(client: redis.Redis, key: str, count: int, offset: int,
-                after: tuple[int, str] | None) -> tuple[list[tuple[str, int]], int]:
+def _candidates(
+    client: redis.Redis, key: str, count: int, offset: int, after: tuple[int, str] | None
+) -> tuple[list[tuple[str, int]], int]:
     """Up to ``count`` (id, score) of ``key`` newest first, from ``offset`` or below ``after``; and ZCARD."""
     pipe = client.pipeline(transaction=False)
     if after is None:
@@ -77,8 +79,15 @@ def _candidates(client: redis.Redis, key: str, count: int, offset: int,
     return [(m.decode(), int(s)) for m, s in rows[:count]], out[-1]
 
 
-def page(client: redis.Redis, key: str, *, limit: int, offset: int = 0, cursor: str | None = None,
-         load: Callable[[list[str], list[int]], list[dict | None]]) -> dict:
+def page(
+    client: redis.Redis,
+    key: str,
+    *,
+    limit: int,
+    offset: int = 0,
+    cursor: str | None = None,
+    load: Callable[[list[str], list[int]], list[dict | None]],
+) -> dict:
     """One page of ``key``: ``{"rows", "total", "next_cursor"}``.
 
     ``load(ids, scores)`` gives each candidate's row, or None for one that is
@@ -116,8 +125,9 @@ def page(client: redis.Redis, key: str, *, limit: int, offset: int = 0, cursor: 
     return {"rows": [r for _, _, r in rows], "total": total or 0, "next_cursor": next_cursor}
 
 
-def backfill(client: redis.Redis, *, ready: str, info: str, every: str, keys_of: Callable[[dict], list[str]],
-             budget: int | None) -> bool:
+def backfill(
+    client: redis.Redis, *, ready: str, info: str, every: str, keys_of: Callable[[dict], list[str]], budget: int | None
+) -> bool:
     """Put every summary of hash ``info`` into the sorted sets ``keys_of(summary)``,
     scored as in ``every`` (an id missing there is added to it first).  Goes
     through at most ``budget`` summaries (None: all) from where the last call

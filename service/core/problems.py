@@ -43,12 +43,12 @@ def for_status(status: int) -> str:
 PROBLEM_TYPES: dict[str, str] = {
     # ---- the request itself
     "bad-request": "400: the request cannot be read: a body that is not JSON (not UTF-8, a number beyond 64 bits "
-                   "or not finite, a lone surrogate), or a malformed If-Match, Idempotency-Key or Last-Event-ID "
-                   "header; the detail names it.",
+    "or not finite, a lone surrogate), or a malformed If-Match, Idempotency-Key or Last-Event-ID "
+    "header; the detail names it.",
     "invalid-request": "422: the body or the query does not fit the operation's schema; `errors` holds the "
-                       "messages field by field.",
+    "messages field by field.",
     "unsupported-media-type": "415: the body is not of the type the operation reads (application/json; "
-                              "application/x-ndjson for an import); the detail names the type expected.",
+    "application/x-ndjson for an import); the detail names the type expected.",
     "payload-too-large": "413: the body is over the size the operation takes.",
     "uri-too-long": "414: the URL is too long.",
     "request-header-fields-too-large": "431: the request's headers are too large.",
@@ -59,47 +59,46 @@ PROBLEM_TYPES: dict[str, str] = {
     "precondition-failed": "412: a conditional header of the request does not hold.",
     # ---- credentials
     "unauthorized": "401: the operation needs a credential and none was sent, or the one sent is malformed, "
-                    "unknown, or a seat token of another game. WWW-Authenticate carries the Bearer challenge "
-                    "(with error=\"invalid_token\" when a credential was sent).",
+    "unknown, or a seat token of another game. WWW-Authenticate carries the Bearer challenge "
+    '(with error="invalid_token" when a credential was sent).',
     "key-revoked": "401: the integrator key was revoked (the detail says when); ask the operator for a new key.",
     "scope-missing": "403: the integrator key lacks the scope the operation needs (`scope` names it; "
-                     "WWW-Authenticate says error=\"insufficient_scope\").",
+    'WWW-Authenticate says error="insufficient_scope").',
     "seat-required": "403: the operation is a seat's (a move, its legal moves) and the credential is an "
-                     "integrator key; send the seat's token.",
+    "integrator key; send the seat's token.",
     "forbidden": "403: the credential is valid but may not do this: a viewpoint it is not entitled to, a "
-                 "tournament it does not own.",
+    "tournament it does not own.",
     "not-entitled": "403: the key does not see this game whole (audit, export): it neither owns the game or its "
-                    "tournament nor holds the review or admin scope.",
+    "tournament nor holds the review or admin scope.",
     "review-authority": "403: an imported log holding review events needs a key with the review scope.",
     "embargoed": "403: the version asked for is not public yet (a duplicate round's deal other tables are still "
-                 "playing); `visible_version` is the latest the caller may see.",
+    "playing); `visible_version` is the latest the caller may see.",
     "too-many-requests": "429: too many requests (or open streams) for this credential or address; retry after "
-                         "the seconds in Retry-After.",
+    "the seconds in Retry-After.",
     # ---- games
-    "game-not-found": "404: there is no game of this id (also for a seat token sent to a game that does not "
-                      "exist).",
+    "game-not-found": "404: there is no game of this id (also for a seat token sent to a game that does not exist).",
     "unknown-game": "422: the game type is not one of GET /game-types.",
     "player-count": "422: the number of players is outside the game's min_players..max_players (for a "
-                    "tournament: 2 to 512 players, enough to fill a table).",
+    "tournament: 2 to 512 players, enough to fill a table).",
     "invalid-players": "422: the players are not a list of names (1 to 64 printable characters each).",
     "invalid-options": "422: an option is unknown (the detail names the game's options), does not fit its "
-                       "schema, or breaks a constraint of GET /game-types (`rule` names the constraint).",
+    "schema, or breaks a constraint of GET /game-types (`rule` names the constraint).",
     "cannot-start": "422: the game refuses to start with these players and options; `rule` names the "
-                    "constraint of GET /game-types broken.",
+    "constraint of GET /game-types broken.",
     "bad-game-id": "422: a game id given in a body or an import is not an id.",
     "not-your-turn": "409: the seat is not among the game's to_act now; wait for its turn (the events or the "
-                     "stream tell when).",
+    "stream tell when).",
     "wrong-phase": "409: the seat is to act, but not with a move of this type: the game is in another phase or "
-                   "expects another decision (`rule` and the detail say which); GET legal-moves lists what it may "
-                   "do now.",
+    "expects another decision (`rule` and the detail say which); GET legal-moves lists what it may "
+    "do now.",
     "illegal-move": "422: the move breaks a rule of the game (`rule` names it); the seat is still to act.",
     "malformed-move": "422: the move's type is unknown (the detail names the moves) or a field is missing, "
-                      "unknown or of the wrong type (`rule`: unknown-move, missing-field, unknown-field, "
-                      "invalid-field).",
+    "unknown or of the wrong type (`rule`: unknown-move, missing-field, unknown-field, "
+    "invalid-field).",
     "game-finished": "409: the game is over; it takes no more moves.",
     "game-frozen": "409: a reviewer froze the game; moves wait for an unfreeze adjudication.",
     "version-mismatch": "412: If-Match names a version the game is no longer at (`current_version` is where it "
-                        "is); read the game again before moving.",
+    "is); read the game again before moving.",
     "idempotency-key-reused": "422: the Idempotency-Key was used before with a different move.",
     "contention": "409: the game kept changing under concurrent writes; retry.",
     "bad-version": "422: the version asked for is not in the game's log (1 to its version).",
@@ -109,13 +108,12 @@ PROBLEM_TYPES: dict[str, str] = {
     # ---- review, export, import
     "already-frozen": "409: the game is frozen already.",
     "not-frozen": "409: the game is not frozen, so there is nothing to unfreeze.",
-    "bad-adjudication": "422: an award or a score correction that does not fit the game (one finite number per "
-                        "seat).",
+    "bad-adjudication": "422: an award or a score correction that does not fit the game (one finite number per seat).",
     "no-result": "409: a correction to a result the game (or the tournament table) does not have yet.",
     "too-many-corrections": "409: the game holds the most score corrections it takes; award the corrected scores "
-                            "instead.",
+    "instead.",
     "bad-export": "422: an imported log that does not verify (`problems` lists why) or does not begin with a "
-                  "game's creation.",
+    "game's creation.",
     "game-exists": "409: an imported game's id is already in this store.",
     # ---- tournaments
     "tournament-not-found": "404: there is no tournament of this id.",
@@ -125,7 +123,7 @@ PROBLEM_TYPES: dict[str, str] = {
     "duplicate-player": "422: a player is registered twice.",
     "unknown-format": "422: the format is not round_robin, swiss or duplicate.",
     "table-size": "422: the table sizes do not fit the game's player counts, or a table of that size could not "
-                  "start (`rule` names the game's constraint).",
+    "start (`rule` names the game's constraint).",
     "rounds": "422: the number of rounds is out of range.",
     "unknown-player": "422: the player is not registered in the tournament.",
     "already-withdrawn": "409: the player has withdrawn already.",
@@ -144,7 +142,7 @@ PROBLEM_TYPES: dict[str, str] = {
     "too-many-webhooks": "409: the key holds the most webhooks it may.",
     # ---- the service
     "unavailable": "503: the event store is unreachable, or too many streams or replays run at once; retry "
-                   "after Retry-After.",
+    "after Retry-After.",
     "internal": "500: a defect; it has been logged.",
     "not-implemented": "501: the server does not implement the method.",
     OTHER_STATUS: "any other HTTP error, as its status says.",

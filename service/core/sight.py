@@ -39,13 +39,13 @@ REVEAL_EVENT = "DealRevealed"
 class GameContext:
     """What the decision needs to know about a game beside its table."""
 
-    owner: str | None = None              # key id that created or imported the game
-    tournament: str | None = None         # tournament id, for a tournament table
-    tournament_owner: str | None = None   # key id that owns that tournament
-    peers: tuple[str, ...] = ()           # the other games of its duplicate round (dealt the same cards)
-    duplicate: bool = False               # a table of a duplicate round
-    round_tables: int = 1                 # how many tables that round has
-    origin: dict | None = None            # where an imported game came from (None: made here)
+    owner: str | None = None  # key id that created or imported the game
+    tournament: str | None = None  # tournament id, for a tournament table
+    tournament_owner: str | None = None  # key id that owns that tournament
+    peers: tuple[str, ...] = ()  # the other games of its duplicate round (dealt the same cards)
+    duplicate: bool = False  # a table of a duplicate round
+    round_tables: int = 1  # how many tables that round has
+    origin: dict | None = None  # where an imported game came from (None: made here)
 
 
 @dataclass(frozen=True)
@@ -57,11 +57,11 @@ class Sight:
     private part is shown, ``horizon`` the last version whose public parts
     the caller may see (None: no limit)."""
 
-    kind: str                 # "seat" | "spectator" | "integrator"
+    kind: str  # "seat" | "spectator" | "integrator"
     seat: int | None = None
     full: bool = False
     horizon: int | None = None
-    own_seat: bool = False    # a seat token of this very game (sees its own table live under embargo)
+    own_seat: bool = False  # a seat token of this very game (sees its own table live under embargo)
     reason: str | None = None  # why a horizon holds
 
     @property
@@ -110,8 +110,17 @@ def horizon(table: dict, peers_finished: list[int]) -> int | None:
     return starts[done_everywhere] - 1
 
 
-def decide(kind: str, seat: int | None, key_id: str | None, scopes: frozenset, ctx: GameContext,
-           table: dict, *, finished: bool, peers_finished: list[int] | None) -> Sight:
+def decide(
+    kind: str,
+    seat: int | None,
+    key_id: str | None,
+    scopes: frozenset,
+    ctx: GameContext,
+    table: dict,
+    *,
+    finished: bool,
+    peers_finished: list[int] | None,
+) -> Sight:
     """The caller's sight of a game at its current table.
 
     ``kind``/``seat``/``key_id``/``scopes`` describe the credential (a seat
@@ -120,8 +129,11 @@ def decide(kind: str, seat: int | None, key_id: str | None, scopes: frozenset, c
     if credential_full(kind, key_id, scopes, ctx):
         return Sight("integrator", full=True)
     limit = horizon(table, peers_finished) if peers_finished is not None else None
-    reason = None if limit is None else (
-        "duplicate round: a deal of this game is public once every table of its round has finished it")
+    reason = (
+        None
+        if limit is None
+        else ("duplicate round: a deal of this game is public once every table of its round has finished it")
+    )
     public_end = finished and bool(table["timing"].get("public_after_end")) and limit is None
     if kind == "seat":
         return Sight("seat", seat=seat, full=public_end, horizon=limit, own_seat=True, reason=reason)

@@ -23,7 +23,7 @@ reconcile pass (:func:`reconcile`) reads the marks due by now: a mark left
 at an append's time is a move whose deadlines were never scheduled, and a
 deadline overdue is looked at once more.  It never reads every running game.
 
-An append moves for absent seats at most ``Naipes.MAX_AUTO_MOVES`` times;
+An append moves for absent seats at most ``Appender.MAX_AUTO_MOVES`` times;
 when the game owes more, :func:`schedule` queues a continuation job at once
 (:func:`enqueue_continuation`), behind the deadline jobs already due, so a
 game whose seats are all absent plays on without holding up other games.
@@ -32,15 +32,16 @@ game whose seats are all absent plays on without holding up other games.
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from rq import Queue
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from domain import table as tables
-
-from service.core.naipes import DUE, Naipes
+from service.core.appending import Appender
+from service.core.listing import DUE
+from service.core.naipes import Naipes
 
 TIMERS = "naipes-timers"
 DEFAULT = "naipes-default"
@@ -60,27 +61,45 @@ def job_id(game_id: str, version: int, seat: int | str, deadline: float) -> str:
 
 def deadline_jobs(game_id: str, table: dict) -> list[tuple[int, float, str]]:
     """(seat, deadline, job id) of every running clock of a table."""
-    return [(int(seat), entry["deadline"], job_id(game_id, table["version"], seat, entry["deadline"]))
-            for seat, entry in (table.get("clock") or {}).items() if entry.get("deadline") is not None]
+    return [
+        (int(seat), entry["deadline"], job_id(game_id, table["version"], seat, entry["deadline"]))
+        for seat, entry in (table.get("clock") or {}).items()
+        if entry.get("deadline") is not None
+    ]
 
 
-def enqueue_deadline(queue: Queue, game_id: str, version: int, seat: int, deadline: float, job: str, *,
-                     at: float | None = None, pipeline=None) -> None:
+def enqueue_deadline(
+    queue: Queue,
+    game_id: str,
+    version: int,
+    seat: int,
+    deadline: float,
+    job: str,
+    *,
+    at: float | None = None,
+    pipeline=None,
+) -> None:
     """The job that enforces one deadline: scheduled ``at`` a time, or queued now when ``at`` is None."""
     args = ("workers.jobs.enforce_deadline", game_id, version, seat, deadline)
     kwargs = {"job_id": job, "result_ttl": 60, "failure_ttl": 24 * 3600, "pipeline": pipeline}
     if at is None:
         queue.enqueue(*args, **kwargs)
     else:
-        queue.enqueue_at(datetime.fromtimestamp(at, timezone.utc), *args, **kwargs)
+        queue.enqueue_at(datetime.fromtimestamp(at, UTC), *args, **kwargs)
 
 
 def enqueue_continuation(queue: Queue, game_id: str, version: int) -> None:
     """The job that goes on moving for a game's absent seats where an append
-    stopped at its cap (:meth:`Naipes.continue_absent`), queued now behind
+    stopped at its cap (:meth:`Deadlines.continue_absent`), queued now behind
     the jobs already due; its id is unique to (game, version)."""
-    queue.enqueue("workers.jobs.continue_absent", game_id, version, job_id=f"absent-{game_id}-{version}",
-                  result_ttl=60, failure_ttl=24 * 3600)
+    queue.enqueue(
+        "workers.jobs.continue_absent",
+        game_id,
+        version,
+        job_id=f"absent-{game_id}-{version}",
+        result_ttl=60,
+        failure_ttl=24 * 3600,
+    )
 
 
 def parse_job_id(job: str) -> tuple[str, int, int] | None:
@@ -99,8 +118,9 @@ def sweep_deadlines(connection, now: float) -> list[str]:
     whose job has not run (see the module's doc); returns their job ids.
     A deadline enforced twice appends nothing the second time."""
     connection.zremrangebyscore(DEADLINES, 0, now - FORGET_AFTER)
-    overdue = connection.zrangebyscore(DEADLINES, now - FORGET_AFTER, now - SWEEP_GRACE, start=0, num=500,
-                                       withscores=True)
+    overdue = connection.zrangebyscore(
+        DEADLINES, now - FORGET_AFTER, now - SWEEP_GRACE, start=0, num=500, withscores=True
+    )
     queue = Queue(TIMERS, connection=connection)
     again = []
     for raw, deadline in overdue:
@@ -145,7 +165,7 @@ def reconcile(service: Naipes, now: float | None = None) -> list[str]:
     and deadlines overdue; never every running game."""
     if service.scheduler is None:
         return []
-    from service.core.naipes import ProblemError
+    from service.core.errors import ProblemError
 
     now = time.time() if now is None else now
     settle = service.redis.register_script(_SETTLE_DUE)
@@ -153,7 +173,7 @@ def reconcile(service: Naipes, now: float | None = None) -> list[str]:
     for raw, score in service.redis.zrangebyscore(DUE, "-inf", now, start=0, num=RECONCILE_BATCH, withscores=True):
         game_id = raw.decode()
         try:
-            table = service.table(game_id, fresh=True)
+            table = service.tables.table(game_id, fresh=True)
         except ProblemError:
             settle(keys=[DUE], args=[game_id, repr(score), ""])
             continue
@@ -187,7 +207,7 @@ def attach_scheduler(service: Naipes) -> None:
     registry = ScheduledJobRegistry(queue=queue)
 
     def schedule(old: dict, new: dict, game_id: str) -> None:
-        if Naipes.owes_absent_moves(new):
+        if Appender.owes_absent_moves(new):
             enqueue_continuation(queue, game_id, new["version"])
         old_clock = old.get("clock") or {}
         new_clock = new.get("clock") or {}

@@ -36,9 +36,12 @@ from domain import tournament as T
 from domain.base import RuleViolation
 from events.envelope import GENESIS, dumps, for_viewer, loads, now_iso, seal_batch
 from events.store import EventStore, VersionConflict, key
-
+from service.core import catalogue
 from service.core import pages as listing
-from service.core.naipes import Naipes, ProblemError, Viewer
+from service.core.errors import ProblemError
+from service.core.identity import Viewer
+from service.core.listing import Listing
+from service.core.naipes import Naipes
 from service.core.timers import DEFAULT
 from service.core.webhooks import Webhooks
 
@@ -94,8 +97,12 @@ def not_found(tid: str) -> ProblemError:
 
 def _problem(exc: T.TournamentError) -> ProblemError:
     status = {"invalid": 422, "conflict": 409, "unknown": 422}[exc.kind]
-    return ProblemError(status, {"invalid": "Invalid tournament", "conflict": "Conflict",
-                                 "unknown": "Unknown"}[exc.kind], exc.detail, exc.rule)
+    return ProblemError(
+        status,
+        {"invalid": "Invalid tournament", "conflict": "Conflict", "unknown": "Unknown"}[exc.kind],
+        exc.detail,
+        exc.rule,
+    )
 
 
 class Tournaments:
@@ -127,16 +134,26 @@ class Tournaments:
         """List a tournament (in INDEX and the set of its status, scored by when
         it was first listed) with its summary; a later summary is never
         replaced by an earlier one."""
-        info = {"id": tid, "name": state["name"], "game": state["game"], "format": state["format"],
-                "status": T.status(state), "round": state["round"], "rounds": state["rounds"],
-                "players": len(state["players"]), "version": envs[-1]["version"],
-                "created_at": envs[0]["time"], "updated_at": envs[-1]["time"]}
+        info = {
+            "id": tid,
+            "name": state["name"],
+            "game": state["game"],
+            "format": state["format"],
+            "status": T.status(state),
+            "round": state["round"],
+            "rounds": state["rounds"],
+            "players": len(state["players"]),
+            "version": envs[-1]["version"],
+            "created_at": envs[0]["time"],
+            "updated_at": envs[-1]["time"],
+        }
         pipe = self.redis.pipeline(transaction=False)
         pipe.zadd(INDEX, {tid: listing.now_ms()}, nx=True)
         pipe.zscore(INDEX, tid)
         score = pipe.execute()[1]
         put = self.__dict__.get("_put_summary") or self.__dict__.setdefault(
-            "_put_summary", self.redis.register_script(Naipes._PUT_SUMMARY))
+            "_put_summary", self.redis.register_script(Listing._PUT_SUMMARY)
+        )
         if not put(keys=[INDEX_INFO], args=[tid, info["version"], dumps(info), "1" if created else "0"]):
             return
         pipe = self.redis.pipeline(transaction=False)
@@ -153,17 +170,27 @@ class Tournaments:
             module = registry.get(game)
         except registry.UnknownGame:
             raise ProblemError(422, "Unknown game type", f"'{game}' is not a game type", "unknown-game") from None
-        options = self.naipes.validate_options(game, body.get("options") or {})
+        options = catalogue.validate_options(game, body.get("options") or {})
         size = body.get("table_size") or {}
         low = size.get("min", module.MIN_PLAYERS)
         high = size.get("max", low)
         fmt = body["format"]
         players = list(body["players"])
         rounds = body.get("rounds") or T.default_rounds(fmt, len(players), low, high)
-        command = {"type": "create", "name": body.get("name") or "", "game": game, "options": options,
-                   "format": fmt, "rounds": rounds, "table_size": {"min": low, "max": high}, "players": players,
-                   "seed": body["seed"] if body.get("seed") is not None else secrets.randbits(63),
-                   "owner": viewer.key_id, "game_min": module.MIN_PLAYERS, "game_max": module.MAX_PLAYERS}
+        command = {
+            "type": "create",
+            "name": body.get("name") or "",
+            "game": game,
+            "options": options,
+            "format": fmt,
+            "rounds": rounds,
+            "table_size": {"min": low, "max": high},
+            "players": players,
+            "seed": body["seed"] if body.get("seed") is not None else secrets.randbits(63),
+            "owner": viewer.key_id,
+            "game_min": module.MIN_PLAYERS,
+            "game_max": module.MAX_PLAYERS,
+        }
         try:
             events = T.decide(T.initial_state(), command)
         except T.TournamentError as exc:
@@ -175,7 +202,7 @@ class Tournaments:
         self._index(tid, T.fold(sealed), sealed, created=True)
         try:
             self.advance(tid)
-        except Exception:  # noqa: BLE001 - the tournament exists; a worker pairs it
+        except Exception:
             log.exception("could not pair the first round of %s at once; a worker will", tid)
             self.enqueue_advance(tid, "created")
         out = self.view(tid, viewer)
@@ -192,8 +219,9 @@ class Tournaments:
                 state = module.initial_state([f"p{i}" for i in range(n)], game_opts)
                 module.decide(state, {"type": "start", "seat": None, "seed": 0})
             except RuleViolation as exc:
-                raise ProblemError(422, "Table size not playable", f"{n} players: {exc.detail}",
-                                   "table-size", rule=exc.rule) from None
+                raise ProblemError(
+                    422, "Table size not playable", f"{n} players: {exc.detail}", "table-size", rule=exc.rule
+                ) from None
 
     def withdraw(self, viewer: Viewer, tid: str, player: str) -> dict:
         for _ in range(MAX_RETRIES):
@@ -214,13 +242,17 @@ class Tournaments:
 
     @staticmethod
     def _privileged(viewer: Viewer | None, state: dict) -> bool:
-        return viewer is not None and viewer.kind == "integrator" and (
-            viewer.key_id == state.get("owner") or "admin" in viewer.scopes)
+        return (
+            viewer is not None
+            and viewer.kind == "integrator"
+            and (viewer.key_id == state.get("owner") or "admin" in viewer.scopes)
+        )
 
     def _check_owner(self, viewer: Viewer, state: dict) -> None:
         if not self._privileged(viewer, state):
-            raise ProblemError(403, "Not your tournament", "only the key that created the tournament may change it",
-                               "forbidden")
+            raise ProblemError(
+                403, "Not your tournament", "only the key that created the tournament may change it", "forbidden"
+            )
 
     # ------------------------------------------------------------ advancing
     def advance(self, tid: str) -> dict:
@@ -284,15 +316,23 @@ class Tournaments:
     def _correction(self, state: dict, game_id: str) -> tuple[list[dict], int]:
         """The event that records a finished table's changed outcome (none if
         it counts the same), and the game version it read."""
-        table = self.naipes.table(game_id, fresh=True)
+        table = self.naipes.tables.table(game_id, fresh=True)
         outcome = tables.outcome(table)
         for rnd in state["schedule"]:
             for tb in rnd["tables"]:
                 if tb["game_id"] != game_id or tb["result"] is None or outcome is None:
                     continue  # not recorded yet: recording reads the outcome as it is then
-                return T.decide(state, {"type": "correct", "round": rnd["round"], "table": tb["table"],
-                                        "game_id": game_id, "outcome": outcome,
-                                        "game_version": table["version"]}), table["version"]
+                return T.decide(
+                    state,
+                    {
+                        "type": "correct",
+                        "round": rnd["round"],
+                        "table": tb["table"],
+                        "game_id": game_id,
+                        "outcome": outcome,
+                        "game_version": table["version"],
+                    },
+                ), table["version"]
         return [], table["version"]
 
     def _next_step(self, tid: str, state: dict, token: str) -> list[dict]:
@@ -303,24 +343,43 @@ class Tournaments:
         for tb in rnd["tables"]:
             if tb["game_id"] is None:
                 created = self._game_for(tid, state, rnd, tb, token)
-                return T.decide(state, {"type": "start_table", "round": rnd["round"], "table": tb["table"],
-                                        "game_id": created["id"]})
+                return T.decide(
+                    state,
+                    {"type": "start_table", "round": rnd["round"], "table": tb["table"], "game_id": created["id"]},
+                )
             if tb["result"] is None:
-                outcome = tables.outcome(self.naipes.table(tb["game_id"], fresh=True))
+                outcome = tables.outcome(self.naipes.tables.table(tb["game_id"], fresh=True))
                 if outcome is not None:
-                    return T.decide(state, {"type": "record", "round": rnd["round"], "table": tb["table"],
-                                            "game_id": tb["game_id"], "outcome": outcome})
+                    return T.decide(
+                        state,
+                        {
+                            "type": "record",
+                            "round": rnd["round"],
+                            "table": tb["table"],
+                            "game_id": tb["game_id"],
+                            "outcome": outcome,
+                        },
+                    )
         return []
 
     def _announce_correction(self, tid: str, state: dict, data: dict, version: int) -> None:
         """``result.corrected``: a table's recorded result changed, with the standings after it."""
         try:
-            self.webhooks.emit("result.corrected", f"result.corrected:{tid}:{version}",
-                               {"tournament": tid, "round": data["round"], "table": data["table"],
-                                "game_id": data["game_id"], "points": data["points"],
-                                "previous_points": data["previous_points"], "standings": _standing_rows(state)},
-                               owner=state.get("owner"))
-        except Exception:  # noqa: BLE001 - the correction is recorded; the standings route shows it
+            self.webhooks.emit(
+                "result.corrected",
+                f"result.corrected:{tid}:{version}",
+                {
+                    "tournament": tid,
+                    "round": data["round"],
+                    "table": data["table"],
+                    "game_id": data["game_id"],
+                    "points": data["points"],
+                    "previous_points": data["previous_points"],
+                    "standings": _standing_rows(state),
+                },
+                owner=state.get("owner"),
+            )
+        except Exception:
             log.exception("could not hand the correction of %s to webhooks", tid)
 
     def _game_for(self, tid: str, state: dict, rnd: dict, tb: dict, token: str) -> dict:
@@ -348,10 +407,20 @@ class Tournaments:
         self.redis.hset(GAMES, record["id"], f"{tid} {rnd['round']} {tb['table']}")
         # the round's deal secret mixed with the service secret: a small, public or guessed tournament
         # seed tells nobody the deals, and every table of the round still gets the same one
-        extra = {"deal_seed": self.naipes.secret.hex("duplicate-deal", tid, rnd["deal_seed"])} \
-            if rnd.get("deal_seed") else {}
-        created = self.naipes.create_game(state["game"], tb["players"], state["options"], game_id=record["id"],
-                                          owner=state.get("owner"), tournament=tid, **extra)
+        extra = (
+            {"deal_seed": self.naipes.secret.hex("duplicate-deal", tid, rnd["deal_seed"])}
+            if rnd.get("deal_seed")
+            else {}
+        )
+        created = self.naipes.games.create_game(
+            state["game"],
+            tb["players"],
+            state["options"],
+            game_id=record["id"],
+            owner=state.get("owner"),
+            tournament=tid,
+            **extra,
+        )
         # the seat tokens are derived from the service secret: none is stored, the owner's view derives them
         kept = {**created, "seats": [{"seat": x["seat"], "player": x["player"]} for x in created["seats"]]}
         self.redis.hset(games, field, dumps(kept))
@@ -364,29 +433,54 @@ class Tournaments:
         rnd = T.current_round(state)
         try:
             if rnd is not None and rnd["started"]:
-                self.webhooks.emit("round.paired", f"round.paired:{tid}:{rnd['round']}",
-                                   {"tournament": tid, "round": rnd["round"], "byes": rnd["byes"],
-                                    "tables": [{"table": t["table"], "players": t["players"], "game_id": t["game_id"]}
-                                               for t in rnd["tables"]]}, owner=owner)
+                self.webhooks.emit(
+                    "round.paired",
+                    f"round.paired:{tid}:{rnd['round']}",
+                    {
+                        "tournament": tid,
+                        "round": rnd["round"],
+                        "byes": rnd["byes"],
+                        "tables": [
+                            {"table": t["table"], "players": t["players"], "game_id": t["game_id"]}
+                            for t in rnd["tables"]
+                        ],
+                    },
+                    owner=owner,
+                )
             if state["finished"]:
-                self.webhooks.emit("tournament.finished", f"tournament.finished:{tid}",
-                                   {"tournament": tid, "reason": state["finish_reason"],
-                                    "standings": _standing_rows(state)}, owner=owner)
-        except Exception:  # noqa: BLE001 - the next advance announces again
+                self.webhooks.emit(
+                    "tournament.finished",
+                    f"tournament.finished:{tid}",
+                    {"tournament": tid, "reason": state["finish_reason"], "standings": _standing_rows(state)},
+                    owner=owner,
+                )
+        except Exception:
             log.exception("could not hand the events of %s to webhooks", tid)
 
     # ------------------------------------------------------------ jobs
     def enqueue_advance(self, tid: str, reason: str) -> None:
-        self.queue.enqueue("workers.jobs.advance_tournament", tid, job_id=f"tadv-{tid}-{reason}",
-                           retry=Retry(max=3, interval=[1, 2, 4]), result_ttl=300, failure_ttl=24 * 3600)
+        self.queue.enqueue(
+            "workers.jobs.advance_tournament",
+            tid,
+            job_id=f"tadv-{tid}-{reason}",
+            retry=Retry(max=3, interval=[1, 2, 4]),
+            result_ttl=300,
+            failure_ttl=24 * 3600,
+        )
 
     def run_job(self, tid: str) -> dict:
         """What the worker runs: a guard job is scheduled first, so that when
         this process dies mid-way another worker takes over a few seconds
         later; it is cancelled when the work is done."""
         guard = f"tguard-{tid}-{secrets.token_hex(6)}"
-        self.queue.enqueue_in(timedelta(seconds=GUARD_SECONDS), "workers.jobs.advance_tournament", tid,
-                              job_id=guard, result_ttl=60, failure_ttl=24 * 3600)
+        self.queue.enqueue_in(
+            timedelta(seconds=GUARD_SECONDS),
+            "workers.jobs.advance_tournament",
+            tid,
+            job_id=guard,
+            result_ttl=60,
+            failure_ttl=24 * 3600,
+        )
         try:
             result = self.advance(tid)
         except (Busy, LostLock):
@@ -408,8 +502,12 @@ class Tournaments:
         """The hook of Naipes.on_finished: advance the game's tournament, tell webhooks."""
         ref = self.redis.hget(GAMES, game_id)
         owner = None
-        data = {"game_id": game_id, "game": table["game"], "result": tables.outcome(table),
-                "players": list(table["state"].get("players", []))}
+        data = {
+            "game_id": game_id,
+            "game": table["game"],
+            "result": tables.outcome(table),
+            "players": list(table["state"].get("players", [])),
+        }
         if ref is not None:
             tid, r, i = ref.decode().split()
             self.enqueue_advance(tid, game_id)
@@ -431,7 +529,7 @@ class Tournaments:
         self.enqueue_advance(tid, f"{game_id}-v{table['version']}")
 
     def game_context(self, game_id: str) -> dict | None:
-        """What a tournament adds to a game's context (see :meth:`Naipes.context`): the
+        """What a tournament adds to a game's context (see :meth:`Visibility.context`): the
         tournament, its owner and, for a duplicate round, the round's other tables.
         ``complete`` is false while some table of the round has no game id reserved yet."""
         ref = self.redis.hget(GAMES, game_id)
@@ -447,8 +545,11 @@ class Tournaments:
             return out
         state = T.fold(self.store.iter_all(tid))
         rnd = state["schedule"][int(r) - 1]
-        reserved = {k.decode(): loads(v)["id"] for k, v in self.redis.hgetall(key(tid, "games")).items()
-                    if k.decode().startswith(f"{r}:")}
+        reserved = {
+            k.decode(): loads(v)["id"]
+            for k, v in self.redis.hgetall(key(tid, "games")).items()
+            if k.decode().startswith(f"{r}:")
+        }
         out["tables"] = len(rnd["tables"])
         out["peers"] = sorted(g for g in reserved.values() if g != game_id)
         out["complete"] = len(reserved) == len(rnd["tables"])
@@ -461,12 +562,23 @@ class Tournaments:
     # ------------------------------------------------------------ reading
     def view(self, tid: str, viewer: Viewer | None = None) -> dict:
         state, envs = self.load(tid)
-        return {"id": tid, "name": state["name"], "game": state["game"], "options": state["options"],
-                "format": state["format"], "rounds": state["rounds"], "table_size": state["table_size"],
-                "tie_breaks": state["tie_breaks"], "status": T.status(state), "round": state["round"],
-                "finish_reason": state["finish_reason"],
-                "players": [{"player": p, "withdrawn": p in state["withdrawn"]} for p in state["players"]],
-                "version": envs[-1]["version"], "created_at": envs[0]["time"], "updated_at": envs[-1]["time"]}
+        return {
+            "id": tid,
+            "name": state["name"],
+            "game": state["game"],
+            "options": state["options"],
+            "format": state["format"],
+            "rounds": state["rounds"],
+            "table_size": state["table_size"],
+            "tie_breaks": state["tie_breaks"],
+            "status": T.status(state),
+            "round": state["round"],
+            "finish_reason": state["finish_reason"],
+            "players": [{"player": p, "withdrawn": p in state["withdrawn"]} for p in state["players"]],
+            "version": envs[-1]["version"],
+            "created_at": envs[0]["time"],
+            "updated_at": envs[-1]["time"],
+        }
 
     def list(self, status: str | None, limit: int, offset: int = 0, cursor: str | None = None) -> dict:
         """Tournaments newest first, ``limit`` at a time, from the sorted set of
@@ -474,9 +586,14 @@ class Tournaments:
         from ``offset``."""
         if cursor is not None and offset:
             raise ProblemError(422, "Bad page", "give cursor or offset, not both", "bad-page")
-        ready = listing.backfill(self.redis, ready=f"{LISTED_BY}:ready", info=INDEX_INFO, every=INDEX,
-                                 keys_of=lambda info: [_listing_key(info["status"])],
-                                 budget=Naipes.LISTING_BACKFILL)
+        ready = listing.backfill(
+            self.redis,
+            ready=f"{LISTED_BY}:ready",
+            info=INDEX_INFO,
+            every=INDEX,
+            keys_of=lambda info: [_listing_key(info["status"])],
+            budget=Listing.LISTING_BACKFILL,
+        )
         listed = _listing_key(status) if ready else INDEX
 
         def load(ids: list[str], scores: list[int]) -> list[dict | None]:
@@ -504,14 +621,24 @@ class Tournaments:
         state, envs = self.load(tid)
         if not self._privileged(viewer, state):
             state = T.fold(_public_events(state, envs))
-        return {"id": tid, "version": envs[-1]["version"], "status": T.status(state), "round": state["round"],
-                "tie_breaks": ["points"] + state["tie_breaks"], "standings": _standing_rows(state)}
+        return {
+            "id": tid,
+            "version": envs[-1]["version"],
+            "status": T.status(state),
+            "round": state["round"],
+            "tie_breaks": ["points"] + state["tie_breaks"],
+            "standings": _standing_rows(state),
+        }
 
     def round(self, tid: str, n: int, viewer: Viewer | None) -> dict:
         state, envs = self.load(tid)
         if not 1 <= n <= len(state["schedule"]):
-            raise ProblemError(404, "Round not found", f"round {n} has not been paired (rounds paired: "
-                                                       f"{len(state['schedule'])})", "round-not-found")
+            raise ProblemError(
+                404,
+                "Round not found",
+                f"round {n} has not been paired (rounds paired: {len(state['schedule'])})",
+                "round-not-found",
+            )
         rnd = state["schedule"][n - 1]
         secrets_ = self._privileged(viewer, state)
         created = {}
@@ -519,24 +646,42 @@ class Tournaments:
             raw = self.redis.hgetall(key(tid, "games"))
             created = {k.decode(): loads(v) for k, v in raw.items()}
         out_tables = []
-        embargoed = not secrets_ and state["format"] == "duplicate" and not all(
-            t["result"] is not None for t in rnd["tables"])
+        embargoed = (
+            not secrets_ and state["format"] == "duplicate" and not all(t["result"] is not None for t in rnd["tables"])
+        )
         for tb in rnd["tables"]:
             game = created.get(f"{n}:{tb['table']}")
             seats = [{"seat": s, "player": p} for s, p in enumerate(tb["players"])]
             if game is not None and game["id"] == tb["game_id"] and game.get("seats"):
-                seats = [{"seat": s["seat"], "player": s["player"],
-                          "token": s.get("token") or self.naipes.tournament_seat_token(game["id"], s["seat"])}
-                         for s in game["seats"]]
+                seats = [
+                    {
+                        "seat": s["seat"],
+                        "player": s["player"],
+                        "token": s.get("token") or self.naipes.games.tournament_seat_token(game["id"], s["seat"]),
+                    }
+                    for s in game["seats"]
+                ]
             # a duplicate round's results say something of deals other tables may still be playing
-            out_tables.append({"table": tb["table"], "game_id": tb["game_id"], "seats": seats,
-                               "result": None if embargoed else tb["result"]})
+            out_tables.append(
+                {
+                    "table": tb["table"],
+                    "game_id": tb["game_id"],
+                    "seats": seats,
+                    "result": None if embargoed else tb["result"],
+                }
+            )
         if all(tb["result"] is not None for tb in rnd["tables"]):
             stage = "finished"
         else:
             stage = "playing" if rnd["started"] else "pairing"
-        return {"tournament": tid, "round": n, "status": stage, "byes": rnd["byes"], "tables": out_tables,
-                "tokens_included": secrets_}
+        return {
+            "tournament": tid,
+            "round": n,
+            "status": stage,
+            "byes": rnd["byes"],
+            "tables": out_tables,
+            "tokens_included": secrets_,
+        }
 
     def events(self, tid: str, viewer: Viewer | None, after: int = 0, limit: int = 1000) -> dict:
         if not tid.startswith("t-"):
@@ -547,8 +692,11 @@ class Tournaments:
         state = T.fold(envs)
         everything = self._privileged(viewer, state)
         public = {e["version"] for e in _public_events(state, envs)}
-        shown = [for_viewer(e, None, everything) if everything or e["version"] in public else _withheld(e)
-                 for e in envs if e["version"] > after][:limit]
+        shown = [
+            for_viewer(e, None, everything) if everything or e["version"] in public else _withheld(e)
+            for e in envs
+            if e["version"] > after
+        ][:limit]
         return {"id": tid, "version": head_version, "head_hash": head_hash, "chain": chain, "events": shown}
 
 
@@ -559,19 +707,29 @@ def _public_events(state: dict, envs: list[dict]) -> list[dict]:
     if state["format"] != "duplicate":
         return envs
     open_rounds = {r["round"] for r in state["schedule"] if not T.round_complete(r)}
-    return [e for e in envs if not (e["type"] in (T.TABLE_RESULT, T.TABLE_RESULT_CORRECTED)
-                                     and e["data"].get("round") in open_rounds)]
+    return [
+        e
+        for e in envs
+        if not (e["type"] in (T.TABLE_RESULT, T.TABLE_RESULT_CORRECTED) and e["data"].get("round") in open_rounds)
+    ]
 
 
 def _withheld(env: dict) -> dict:
     """An event kept from the caller for now: its place in the chain, not its content."""
     return {k: env[k] for k in ("game_id", "version", "type", "time", "actor", "prev_hash", "hash")} | {
-        "data": {"round": env["data"].get("round"), "table": env["data"].get("table")}, "withheld": True}
+        "data": {"round": env["data"].get("round"), "table": env["data"].get("table")},
+        "withheld": True,
+    }
 
 
 def _standing_rows(state: dict) -> list[dict]:
-    return [{k: row[k] for k in ("rank", "player", "points", "games", "wins", "byes", "par", "opponents_points",
-                                 "withdrawn")} for row in T.standings(state)]
+    return [
+        {
+            k: row[k]
+            for k in ("rank", "player", "points", "games", "wins", "byes", "par", "opponents_points", "withdrawn")
+        }
+        for row in T.standings(state)
+    ]
 
 
 def attach_tournaments(service: Naipes) -> Tournaments:

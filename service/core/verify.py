@@ -15,7 +15,8 @@ Three checks, each naming the first thing that fails:
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from domain import table as tables
 from domain.base import deal_commitment, seat_parts
@@ -47,21 +48,27 @@ def verify_export(lines: Iterable[bytes | str], progress: Callable[[int], None] 
     try:
         header = loads(rows[0])
         envs = [loads(r) for r in rows[1:]]
-    except Exception as exc:  # noqa: BLE001 - any parse error is the file's fault
+    except Exception as exc:
         return {"ok": False, "problems": [f"not JSON Lines: {exc}"], "header": None, "events": [], "chain": None}
     if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
-        return {"ok": False, "problems": [f"the first line is not a {EXPORT_FORMAT} header"], "header": None,
-                "events": [], "chain": None}
+        return {
+            "ok": False,
+            "problems": [f"the first line is not a {EXPORT_FORMAT} header"],
+            "header": None,
+            "events": [],
+            "chain": None,
+        }
     if not envs or not all(isinstance(e, dict) for e in envs):
-        return {"ok": False, "problems": ["the file holds no events"], "header": header, "events": [],
-                "chain": None}
+        return {"ok": False, "problems": ["the file holds no events"], "header": header, "events": [], "chain": None}
     # 1. the chain
     chain = verify_chain(envs)
     if not chain["ok"]:
         problems.append(f"chain broken at version {chain['broken_at']}: {chain['reason']}")
     elif chain["head"] != header.get("head_hash") or envs[-1]["version"] != header.get("version"):
-        problems.append(f"the log ends at version {envs[-1]['version']} but the header records version "
-                        f"{header.get('version')} (events were removed from the end)")
+        problems.append(
+            f"the log ends at version {envs[-1]['version']} but the header records version "
+            f"{header.get('version')} (events were removed from the end)"
+        )
     if any(e.get("game_id") != header.get("game_id") for e in envs):
         problems.append("an event belongs to another game than the header names")
     commitments = reveals = 0
@@ -81,21 +88,30 @@ def verify_export(lines: Iterable[bytes | str], progress: Callable[[int], None] 
                 if env["type"] == tables.DEAL_REVEALED:
                     reveals += 1
                     problems += _check_reveal(env, deals)
-        except Exception as exc:  # noqa: BLE001 - a log the rules cannot fold is a finding, not a crash
+        except Exception as exc:
             problems.append(f"the events do not fold under the rules (at version {env['version']}): {exc!r}")
         if table is not None and not problems:
             outcome = tables.outcome(table)
             if outcome is not None:
-                unrevealed = sorted(set(deals) - {e["data"]["deal_version"] for e in envs
-                                                  if e["type"] == tables.DEAL_REVEALED})
+                unrevealed = sorted(
+                    set(deals) - {e["data"]["deal_version"] for e in envs if e["type"] == tables.DEAL_REVEALED}
+                )
                 if unrevealed:
                     problems.append(f"the game is over but the deal of version {unrevealed[0]} was never revealed")
             if _norm(outcome) != _norm(header.get("outcome")):
-                problems.append(f"folding the events gives the outcome {outcome}, the header records "
-                                f"{header.get('outcome')}")
-    return {"ok": not problems, "problems": problems, "header": header, "events": envs, "chain": chain,
-            "commitments": commitments, "reveals": reveals,
-            "outcome": tables.outcome(table) if table is not None else None}
+                problems.append(
+                    f"folding the events gives the outcome {outcome}, the header records {header.get('outcome')}"
+                )
+    return {
+        "ok": not problems,
+        "problems": problems,
+        "header": header,
+        "events": envs,
+        "chain": chain,
+        "commitments": commitments,
+        "reveals": reveals,
+        "outcome": tables.outcome(table) if table is not None else None,
+    }
 
 
 def _norm(value: Any) -> Any:
@@ -111,8 +127,10 @@ def _check_reveal(env: dict, deals: dict[int, dict]) -> list[str]:
     if dealt["data"]["commitment"] != d.get("commitment"):
         return [f"the reveal at version {v} quotes another commitment than the deal at version {dealt['version']}"]
     if deal_commitment(d.get("deck"), d.get("salt", "")) != d["commitment"]:
-        return [f"the deck revealed at version {v} does not match the commitment made at version "
-                f"{dealt['version']} (the cards were not the ones committed before play)"]
+        return [
+            f"the deck revealed at version {v} does not match the commitment made at version "
+            f"{dealt['version']} (the cards were not the ones committed before play)"
+        ]
     if "private" in dealt:
         deck = Counter(map(repr, _flat(d["deck"])))
         given = Counter(repr(c) for _seat, part in seat_parts(dealt["private"]) for c in _cards(part))

@@ -59,8 +59,8 @@ import redis
 from rq import Queue, Retry
 
 from events.envelope import dumps, loads, now_iso
-
-from service.core.naipes import ProblemError, Viewer
+from service.core.errors import ProblemError
+from service.core.identity import Viewer
 from service.core.timers import DEFAULT
 
 log = logging.getLogger("naipes.webhooks")
@@ -89,18 +89,47 @@ _LABEL = re.compile(r"(?!-)[a-z0-9_-]{1,63}(?<!-)")
 _NUMBER = re.compile(r"0x[0-9a-f]*|[0-9]+", re.IGNORECASE)
 _IPV4_PART = {16: re.compile(r"[0-9a-f]+", re.IGNORECASE), 8: re.compile(r"[0-7]+"), 10: re.compile(r"[0-9]+")}
 _PATH_SAFE = "/%:@!$&'()*+,;=-._~?"
-_NAMED_RANGES = [(ipaddress.ip_network(net), kind) for net, kind in (
-    ("10.0.0.0/8", "private"), ("172.16.0.0/12", "private"), ("192.168.0.0/16", "private"),
-    ("100.64.0.0/10", "shared address space of carrier-grade NAT"), ("fc00::/7", "unique-local"), ("fec0::/10", "site-local"))]
+_NAMED_RANGES = [
+    (ipaddress.ip_network(net), kind)
+    for net, kind in (
+        ("10.0.0.0/8", "private"),
+        ("172.16.0.0/12", "private"),
+        ("192.168.0.0/16", "private"),
+        ("100.64.0.0/10", "shared address space of carrier-grade NAT"),
+        ("fc00::/7", "unique-local"),
+        ("fec0::/10", "site-local"),
+    )
+]
 # special-purpose ranges that not every version of ``ipaddress`` counts as non-global
-_NOT_GLOBAL = [ipaddress.ip_network(net) for net in (
-    "0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "198.18.0.0/15",
-    "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
-    "::/128", "::1/128", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32", "3fff::/20", "5f00::/16",
-    "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8")]
+_NOT_GLOBAL = [
+    ipaddress.ip_network(net)
+    for net in (
+        "0.0.0.0/8",
+        "100.64.0.0/10",
+        "192.0.0.0/24",
+        "192.0.2.0/24",
+        "192.88.99.0/24",
+        "198.18.0.0/15",
+        "198.51.100.0/24",
+        "203.0.113.0/24",
+        "224.0.0.0/4",
+        "240.0.0.0/4",
+        "::/128",
+        "::1/128",
+        "64:ff9b:1::/48",
+        "100::/64",
+        "2001::/23",
+        "2001:db8::/32",
+        "3fff::/20",
+        "5f00::/16",
+        "fc00::/7",
+        "fe80::/10",
+        "fec0::/10",
+        "ff00::/8",
+    )
+]
 # IPv6 forms whose last 32 bits are an IPv4 address: IPv4-compatible, SIIT-translated, NAT64
-_LOW_32_CARRIERS = [ipaddress.ip_network(net) for net in ("::/96", "::ffff:0:0:0/96", "64:ff9b::/96",
-                                                           "64:ff9b:1::/48")]
+_LOW_32_CARRIERS = [ipaddress.ip_network(net) for net in ("::/96", "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48")]
 
 
 class BadURL(ValueError):
@@ -112,9 +141,9 @@ class Target:
     """A webhook URL parsed strictly: where a delivery connects and what it sends."""
 
     scheme: str
-    host: str                  # ASCII: the IDNA-encoded name, or the address in its usual text
+    host: str  # ASCII: the IDNA-encoded name, or the address in its usual text
     port: int
-    path: str                  # path and query, as sent in the request line
+    path: str  # path and query, as sent in the request line
     address: IPAddress | None  # the host when it is an address, however the URL wrote it
 
     @property
@@ -196,7 +225,7 @@ def parse_url(url: str) -> Target:
         raise BadURL("the URL must not carry a user name or password")
     if authority.startswith("["):
         close = authority.find("]")
-        after = authority[close + 1:] if close >= 0 else ""
+        after = authority[close + 1 :] if close >= 0 else ""
         if close < 0 or (after and not after.startswith(":")):
             raise BadURL("the IPv6 address must be written [address] or [address]:port")
         literal, port_text = authority[1:close], after[1:] if after else None
@@ -243,8 +272,11 @@ def carried_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
 
 def _kind(address: IPAddress) -> str | None:
     """What makes ``address`` non-public (``loopback``, ``private``...), or None when it is public."""
-    special = (not address.is_global or address.is_multicast
-               or any(address in net for net in _NOT_GLOBAL if net.version == address.version))
+    special = (
+        not address.is_global
+        or address.is_multicast
+        or any(address in net for net in _NOT_GLOBAL if net.version == address.version)
+    )
     if not special:
         return None
     for name in ("unspecified", "loopback", "link_local", "multicast"):
@@ -311,9 +343,13 @@ def check_url(url: str, *, allow_private: bool = False) -> Target:
         local = target.host == "localhost" or target.host.endswith(".localhost")
         problem = local and f"'{target.host}' names this machine"
     if problem:
-        raise ProblemError(422, "Private webhook address",
-                           f"{problem}; webhooks are delivered to public hosts only "
-                           f"(set {PRIVATE_SETTING}=allow to deliver inside your own network)", "private-address")
+        raise ProblemError(
+            422,
+            "Private webhook address",
+            f"{problem}; webhooks are delivered to public hosts only "
+            f"(set {PRIVATE_SETTING}=allow to deliver inside your own network)",
+            "private-address",
+        )
     return target
 
 
@@ -346,8 +382,11 @@ def post_pinned(target: Target, address: IPAddress, body: bytes, headers: dict) 
     certificate's name check.  Returns (status, error)."""
     import urllib3
 
-    options: dict = {"timeout": urllib3.Timeout(connect=TIMEOUT_SECONDS, read=TIMEOUT_SECONDS),
-                     "retries": False, "maxsize": 1}
+    options: dict = {
+        "timeout": urllib3.Timeout(connect=TIMEOUT_SECONDS, read=TIMEOUT_SECONDS),
+        "retries": False,
+        "maxsize": 1,
+    }
     if target.scheme == "https":
         options.update(cert_reqs="CERT_REQUIRED", **_ca_options())
         if target.address is None:
@@ -357,8 +396,15 @@ def post_pinned(target: Target, address: IPAddress, body: bytes, headers: dict) 
         pool = urllib3.HTTPConnectionPool(str(address), target.port, **options)
     try:
         with pool:
-            resp = pool.urlopen("POST", target.path, body=body, headers={**headers, "Host": target.host_header},
-                                redirect=False, retries=False, assert_same_host=False)
+            resp = pool.urlopen(
+                "POST",
+                target.path,
+                body=body,
+                headers={**headers, "Host": target.host_header},
+                redirect=False,
+                retries=False,
+                assert_same_host=False,
+            )
     except (urllib3.exceptions.HTTPError, OSError) as exc:
         return None, f"{type(exc).__name__}: {exc}"[:300]
     return resp.status, None if 200 <= resp.status < 300 else f"the receiver answered {resp.status}"
@@ -389,8 +435,9 @@ def verify(secret: str, body: bytes, header: str, *, tolerance: float = 300, now
 
 
 class Webhooks:
-    def __init__(self, client: redis.Redis, queue_client: redis.Redis | None = None, *,
-                 allow_private: bool | None = None):
+    def __init__(
+        self, client: redis.Redis, queue_client: redis.Redis | None = None, *, allow_private: bool | None = None
+    ):
         self.redis = client
         self.allow_private = private_allowed() if allow_private is None else allow_private
         self.queue = Queue(DEFAULT, connection=queue_client if queue_client is not None else client)
@@ -400,15 +447,25 @@ class Webhooks:
         check_url(url, allow_private=self.allow_private)
         unknown = sorted(set(events) - set(EVENTS))
         if unknown or not events:
-            raise ProblemError(422, "Unknown webhook events",
-                               f"events must be some of {', '.join(EVENTS)}; got {', '.join(unknown) or 'none'}",
-                               "invalid-events")
+            raise ProblemError(
+                422,
+                "Unknown webhook events",
+                f"events must be some of {', '.join(EVENTS)}; got {', '.join(unknown) or 'none'}",
+                "invalid-events",
+            )
         if len(self._of(viewer.key_id)) >= MAX_HOOKS_PER_KEY:
-            raise ProblemError(409, "Too many webhooks", f"a key may register {MAX_HOOKS_PER_KEY} webhooks",
-                               "too-many-webhooks")
-        record = {"id": f"wh_{secrets.token_hex(8)}", "key_id": viewer.key_id, "scopes": sorted(viewer.scopes),
-                  "url": url, "events": sorted(set(events)), "secret": f"whsec_{secrets.token_urlsafe(32)}",
-                  "created_at": now_iso()}
+            raise ProblemError(
+                409, "Too many webhooks", f"a key may register {MAX_HOOKS_PER_KEY} webhooks", "too-many-webhooks"
+            )
+        record = {
+            "id": f"wh_{secrets.token_hex(8)}",
+            "key_id": viewer.key_id,
+            "scopes": sorted(viewer.scopes),
+            "url": url,
+            "events": sorted(set(events)),
+            "secret": f"whsec_{secrets.token_urlsafe(32)}",
+            "created_at": now_iso(),
+        }
         self.redis.hset(HOOKS, record["id"], dumps(record))
         return record
 
@@ -458,9 +515,17 @@ class Webhooks:
             delivery = "whd_" + hashlib.sha256(f"{record['id']}|{event_id}".encode()).hexdigest()[:24]
             if not self.redis.set(f"naipes:webhooks:sent:{delivery}", "1", nx=True, ex=MARK_SECONDS):
                 continue
-            self.queue.enqueue("workers.jobs.deliver_webhook", record["id"], delivery, event_type, body,
-                               job_id=delivery, retry=Retry(max=len(RETRY_INTERVALS), interval=RETRY_INTERVALS),
-                               result_ttl=3600, failure_ttl=7 * 24 * 3600)
+            self.queue.enqueue(
+                "workers.jobs.deliver_webhook",
+                record["id"],
+                delivery,
+                event_type,
+                body,
+                job_id=delivery,
+                retry=Retry(max=len(RETRY_INTERVALS), interval=RETRY_INTERVALS),
+                result_ttl=3600,
+                failure_ttl=7 * 24 * 3600,
+            )
             sent += 1
         return sent
 
@@ -475,9 +540,13 @@ class Webhooks:
         self.redis.expire(f"naipes:webhooks:attempts:{delivery}", MARK_SECONDS)
         payload = body.encode()
         stamp = int(time.time())
-        headers = {"Content-Type": "application/json", "User-Agent": "naipes-webhooks/1",
-                   "Naipes-Event": event_type, "Naipes-Delivery": delivery,
-                   SIGNATURE_HEADER: sign(record["secret"], payload, stamp)}
+        headers = {
+            "Content-Type": "application/json",
+            "User-Agent": "naipes-webhooks/1",
+            "Naipes-Event": event_type,
+            "Naipes-Delivery": delivery,
+            SIGNATURE_HEADER: sign(record["secret"], payload, stamp),
+        }
         started = time.monotonic()
         status, error, permanent = None, None, False
         try:
@@ -497,10 +566,18 @@ class Webhooks:
                     status, error = post_pinned(target, addresses[0], payload, headers)
         ok = error is None
         will_retry = not ok and not permanent and attempt <= len(RETRY_INTERVALS)
-        entry = {"delivery": delivery, "event": event_type, "event_id": loads(payload)["id"], "attempt": attempt,
-                 "at": now_iso(), "status": status, "ok": ok, "error": error,
-                 "duration_ms": round((time.monotonic() - started) * 1000, 1),
-                 "next_retry_seconds": RETRY_INTERVALS[attempt - 1] if will_retry else None}
+        entry = {
+            "delivery": delivery,
+            "event": event_type,
+            "event_id": loads(payload)["id"],
+            "attempt": attempt,
+            "at": now_iso(),
+            "status": status,
+            "ok": ok,
+            "error": error,
+            "duration_ms": round((time.monotonic() - started) * 1000, 1),
+            "next_retry_seconds": RETRY_INTERVALS[attempt - 1] if will_retry else None,
+        }
         pipe = self.redis.pipeline(transaction=False)
         pipe.lpush(_log_key(hook_id), dumps(entry))
         pipe.ltrim(_log_key(hook_id), 0, LOG_LENGTH - 1)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 import re
 from http import HTTPStatus
 
@@ -15,18 +14,30 @@ from flask import Flask, Response, current_app, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge, default_exceptions
 
-from events.connect import connect, data_url, queue_url
-
+from service import bootstrap
 from service.core import problems
-from service.core.naipes import Naipes, ProblemError
+from service.core.errors import ProblemError
+
+# isort: off
+from service.core.naipes import Naipes
+
 # isort: off
 # the resource modules add their routes to the blueprint as they are imported: this order is the contract's
 from service.web import games, records, keys, health  # noqa: F401
+
 # isort: on
-from service.web.base import PROBLEM, NaipesApi, blp, check_credential, operation, problem_response, reads_json
 from service.web import ids, live
-from service.web.tournaments import install as install_tournaments
+from service.web.base import (
+    PROBLEM,
+    NaipesApi,
+    blp,
+    check_credential,
+    operation,
+    problem_response,
+    reads_json,
+)
 from service.web.ratelimit import attach_rate_limits
+from service.web.tournaments import install as install_tournaments
 
 log = logging.getLogger("naipes")
 
@@ -44,10 +55,16 @@ SPEC_OPTIONS = {
     "servers": [{"url": "http://127.0.0.1:8000", "description": "the start command's default"}],
     "components": {
         "securitySchemes": {
-            "integratorKey": {"type": "http", "scheme": "bearer",
-                              "description": "An integrator key (NAIPES_API_KEYS or printed by the start command)"},
-            "seatToken": {"type": "http", "scheme": "bearer",
-                          "description": "A seat's token, returned once by POST /games"},
+            "integratorKey": {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "An integrator key (NAIPES_API_KEYS or printed by the start command)",
+            },
+            "seatToken": {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "A seat's token, returned once by POST /games",
+            },
         }
     },
 }
@@ -104,13 +121,17 @@ def _check(value) -> None:
             raise BadJSON(f"{_where(path)}: {node.why}")
         if isinstance(node, str):
             if _SURROGATE.search(node):
-                raise BadJSON(f"{_where(path)}: a string holds a lone surrogate escape (\\ud800 to \\udfff "
-                              "without its pair); text must be valid Unicode")
+                raise BadJSON(
+                    f"{_where(path)}: a string holds a lone surrogate escape (\\ud800 to \\udfff "
+                    "without its pair); text must be valid Unicode"
+                )
         elif isinstance(node, dict):
             for k, v in node.items():
                 if _SURROGATE.search(k):
-                    raise BadJSON(f"{_where(path)}: a member name holds a lone surrogate escape (\\ud800 to "
-                                  "\\udfff without its pair); text must be valid Unicode")
+                    raise BadJSON(
+                        f"{_where(path)}: a member name holds a lone surrogate escape (\\ud800 to "
+                        "\\udfff without its pair); text must be valid Unicode"
+                    )
                 stack.append((v, (path, k)))
         elif isinstance(node, list):
             stack.extend((v, (path, i)) for i, v in enumerate(node))
@@ -159,8 +180,12 @@ def _strict_body():
         return None
     data = request.get_data(cache=True)  # a Content-Length over MAX_CONTENT_LENGTH: 413
     limit = request.max_content_length
-    if request.content_length is None and limit is not None and len(data) >= limit \
-            and request.environ["wsgi.input"].read(1):
+    if (
+        request.content_length is None
+        and limit is not None
+        and len(data) >= limit
+        and request.environ["wsgi.input"].read(1)
+    ):
         raise RequestEntityTooLarge()  # a chunked body goes on past the limit, where get_data stopped reading
     if not data.strip():
         return None
@@ -180,9 +205,13 @@ def _json_body_type():
     if not request.get_data(cache=True).strip():
         return  # no body at all: the schema names the fields it needs
     got = f"Content-Type {request.mimetype[:100]}" if request.mimetype else "no Content-Type"
-    raise ProblemError(415, "Unsupported Media Type", f"this operation reads a JSON body: send it with "
-                       f"Content-Type: application/json (got {got})", "unsupported-media-type",
-                       headers={"Accept-Post": "application/json"} if request.method == "POST" else None)
+    raise ProblemError(
+        415,
+        "Unsupported Media Type",
+        f"this operation reads a JSON body: send it with Content-Type: application/json (got {got})",
+        "unsupported-media-type",
+        headers={"Accept-Post": "application/json"} if request.method == "POST" else None,
+    )
 
 
 def _sent_credential() -> bool:
@@ -190,11 +219,12 @@ def _sent_credential() -> bool:
     scheme, _, value = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() == "bearer" and value.strip():
         return True
-    return bool(request.args.get("token")) and request.url_rule is not None \
-        and request.url_rule.rule.endswith("/stream")
+    return (
+        bool(request.args.get("token")) and request.url_rule is not None and request.url_rule.rule.endswith("/stream")
+    )
 
 
-_QUOTED = re.compile(r'[^\x20\x21\x23-\x5b\x5d-\x7e]')  # what RFC 6750 allows in error_description
+_QUOTED = re.compile(r"[^\x20\x21\x23-\x5b\x5d-\x7e]")  # what RFC 6750 allows in error_description
 
 
 def bearer_challenge(error: str | None = None, description: str | None = None, scope: str | None = None) -> str:
@@ -223,13 +253,15 @@ def _errors_as_problems(resp: Response) -> Response:
     known = default_exceptions[resp.status_code]() if resp.status_code in default_exceptions else None
     title = known.name if known else HTTPStatus(resp.status_code).phrase
     detail = known.description if known else title
-    keep = {k: v for k, v in resp.headers.items()
-            if k in ("Allow", "Retry-After", "ETag", "Last-Modified", "WWW-Authenticate")}
+    keep = {
+        k: v
+        for k, v in resp.headers.items()
+        if k in ("Allow", "Retry-After", "ETag", "Last-Modified", "WWW-Authenticate")
+    }
     return problem_response(resp.status_code, title, detail, problems.for_status(resp.status_code), headers=keep)
 
 
-def create_app(service: Naipes | None = None, redis_url: str | None = None, *,
-               rate_limit: str | None = None) -> Flask:
+def create_app(service: Naipes | None = None, redis_url: str | None = None, *, rate_limit: str | None = None) -> Flask:
     """``rate_limit``: Flask-Limiter limits per credential (default from
     ``NAIPES_RATE_LIMIT``; ``"off"`` for none)."""
     app = Flask("naipes")
@@ -244,14 +276,9 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *,
     )
     app.json = StrictJSONProvider(app)
     if service is None:
-        url = redis_url or data_url()
-        client = connect(url, health_check_interval=30)
-        queues = queue_url(url)
-        keys = [k.strip() for k in os.environ.get("NAIPES_API_KEYS", "").split(",") if k.strip()]
-        service = Naipes(client, api_keys=keys, queue_client=connect(queues) if queues != url else None)
-        from service.core.timers import attach_scheduler
-
-        attach_scheduler(service)
+        service = bootstrap.build("web", redis_url=redis_url)
+    else:
+        bootstrap.wire(service, schedule=False)  # a caller's application: its scheduler is the caller's
     app.extensions["naipes"] = service
     # a Redis Cluster client has no single connection pool: the limiter then counts in the cluster
     attach_rate_limits(app, getattr(service.redis, "connection_pool", service.redis), rate_limit)
@@ -262,7 +289,7 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *,
     ids.install(app, api)  # before any route: every path id goes through the one validator
     api.register_blueprint(blp)
     live.install(api, app)  # stream, metrics, replay viewer
-    install_tournaments(api, service)
+    install_tournaments(api)
     # after the rate limits (and the refusal of revoked keys) and the timing hook, in this order: the
     # operation's credential, then the body's type, then its JSON, then (in the route) its schema
     app.before_request(check_credential)
@@ -275,15 +302,19 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *,
     def _problem(exc: ProblemError):
         headers = dict(exc.extra.pop("headers", None) or {})
         if exc.status == 401:
-            headers.setdefault("WWW-Authenticate", bearer_challenge(
-                "invalid_token" if _sent_credential() else None, exc.title))
+            headers.setdefault(
+                "WWW-Authenticate", bearer_challenge("invalid_token" if _sent_credential() else None, exc.title)
+            )
         elif exc.kind == "scope-missing":
             scopes = exc.extra.get("scopes") or [exc.extra.get("scope")]
-            headers.setdefault("WWW-Authenticate", bearer_challenge("insufficient_scope", exc.title,
-                                                                    " ".join(str(s) for s in scopes if s)))
+            headers.setdefault(
+                "WWW-Authenticate",
+                bearer_challenge("insufficient_scope", exc.title, " ".join(str(s) for s in scopes if s)),
+            )
         extra = {k: _printable(v) for k, v in exc.extra.items()}
-        return problem_response(exc.status, _printable(exc.title), _printable(exc.detail), exc.kind,
-                                headers=headers, **extra)
+        return problem_response(
+            exc.status, _printable(exc.title), _printable(exc.detail), exc.kind, headers=headers, **extra
+        )
 
     @app.errorhandler(RecursionError)
     def _too_deep(exc):
@@ -292,19 +323,26 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *,
     @app.errorhandler(redis.exceptions.ConnectionError)
     def _redis_down(exc):
         log.error("redis unreachable: %s", exc)
-        return problem_response(503, "Service Unavailable", "the event store is unreachable; try again",
-                                "unavailable", headers={"Retry-After": "1"})
+        return problem_response(
+            503,
+            "Service Unavailable",
+            "the event store is unreachable; try again",
+            "unavailable",
+            headers={"Retry-After": "1"},
+        )
 
     @app.errorhandler(Exception)
     def _unexpected(exc):  # a defect: log it whole, answer without leaking internals
         log.exception("unhandled error")
-        return problem_response(500, "Internal Server Error", "an unexpected error occurred; it has been logged",
-                                "internal")
+        return problem_response(
+            500, "Internal Server Error", "an unexpected error occurred; it has been logged", "internal"
+        )
 
     @app.get("/openapi.yaml")
     def _openapi_yaml():
-        return Response(yaml.safe_dump(api.spec.to_dict(), sort_keys=False, allow_unicode=True),
-                        mimetype="application/yaml")
+        return Response(
+            yaml.safe_dump(api.spec.to_dict(), sort_keys=False, allow_unicode=True), mimetype="application/yaml"
+        )
 
     app.extensions["naipes_api"] = api
     return app

@@ -21,10 +21,11 @@ from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
 
 from events.envelope import dumps
-
 from service.core import problems
+from service.core.errors import ProblemError
+from service.core.identity import Viewer
+from service.core.naipes import Naipes
 from service.web import schemas as s
-from service.core.naipes import Naipes, ProblemError, Viewer
 
 log = logging.getLogger("naipes.http")
 
@@ -34,10 +35,15 @@ _VERSION = re.compile(r"[0-9]{1,18}")
 _CREDENTIAL = re.compile(r"[\x21-\x7e]{1,512}")
 
 
-def problem_response(status: int, title: str, detail: str, kind: str, headers: dict | None = None,
-                     **extra) -> Response:
-    body = {"type": f"urn:naipes:problem:{kind}", "title": title, "status": status, "detail": detail,
-            "instance": request.path if request else None, **{k: v for k, v in extra.items() if v is not None}}
+def problem_response(status: int, title: str, detail: str, kind: str, headers: dict | None = None, **extra) -> Response:
+    body = {
+        "type": f"urn:naipes:problem:{kind}",
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "instance": request.path if request else None,
+        **{k: v for k, v in extra.items() if v is not None},
+    }
     resp = Response(dumps(body), status=status, mimetype=PROBLEM)
     for k, v in (headers or {}).items():
         resp.headers[k] = v
@@ -69,8 +75,10 @@ class NaipesApi(Api):
         if errors:
             detail = "the request does not fit the contract: " + _flatten(errors)
         if error.code == 429:
-            detail = (f"too many requests with this credential (limit: {error.description}); "
-                      "retry after the seconds in Retry-After")
+            detail = (
+                f"too many requests with this credential (limit: {error.description}); "
+                "retry after the seconds in Retry-After"
+            )
             window = getattr(getattr(error, "limit", None), "limit", None)
             headers_429 = {"Retry-After": str(max(1, int(window.get_expiry())) if window else 1)}
             data = {**data, "headers": {**dict(data.get("headers") or {}), **headers_429}}
@@ -78,8 +86,9 @@ class NaipesApi(Api):
         headers = dict(data.get("headers") or {})
         if error.code == 405 and hasattr(error, "valid_methods") and error.valid_methods:
             headers["Allow"] = ", ".join(error.valid_methods)
-        return problem_response(error.code or 500, error.name, detail, kind, headers=headers,
-                                errors=_jsonable(errors) if errors else None)
+        return problem_response(
+            error.code or 500, error.name, detail, kind, headers=headers, errors=_jsonable(errors) if errors else None
+        )
 
 
 def _flatten(errors, prefix: str = "") -> str:
@@ -120,22 +129,24 @@ def bearer() -> str | None:
         return None
     scheme, _, value = header.partition(" ")
     if scheme.lower() != "bearer" or not value.strip():
-        raise ProblemError(401, "Bad Authorization header", "use 'Authorization: Bearer <key or token>'",
-                           "unauthorized")
+        raise ProblemError(
+            401, "Bad Authorization header", "use 'Authorization: Bearer <key or token>'", "unauthorized"
+        )
     if not _CREDENTIAL.fullmatch(value.strip()):
-        raise ProblemError(401, "Bad Authorization header", "a key or token is 1 to 512 visible ASCII characters",
-                           "unauthorized")
+        raise ProblemError(
+            401, "Bad Authorization header", "a key or token is 1 to 512 visible ASCII characters", "unauthorized"
+        )
     return value.strip()
 
 
 def caller(game_id: str | None) -> Viewer:
-    return app_service().viewer(game_id, bearer())
+    return app_service().identity.viewer(game_id, bearer())
 
 
 def require_integrator(scope: str = "games", *alternatives: str) -> Viewer:
     """The caller's integrator key, which must hold ``scope`` or one of the
     ``alternatives`` (401/403 otherwise)."""
-    return app_service().require(bearer(), scope, *alternatives)
+    return app_service().identity.require(bearer(), scope, *alternatives)
 
 
 # ------------------------------------------------------------ the credential of an operation
@@ -149,9 +160,11 @@ def credential(resolve: Resolver):
     :func:`check_credential`, a request hook, calls it before the body or the query is read, so
     that a bad credential is told so whatever the body holds; the operation then reads the
     caller with :func:`current_caller`."""
+
     def wrap(fn):
         fn.naipes_credential = resolve
         return fn
+
     return wrap
 
 
@@ -167,7 +180,7 @@ def any_caller(args: dict) -> Viewer:
 
 def seat_token(args: dict) -> Viewer:
     """A seat token of the path's game (no credential: 401; an integrator key: 403)."""
-    return app_service().viewer(args["game_id"], bearer(), seat_only=True)
+    return app_service().identity.viewer(args["game_id"], bearer(), seat_only=True)
 
 
 def operation_of(view, method: str):
@@ -212,21 +225,30 @@ def json_response(body, status: int = 200, headers: dict | None = None) -> Respo
     return resp
 
 
-CHALLENGE_HEADER = {"WWW-Authenticate": {
-    "description": "The Bearer challenge (RFC 6750): `Bearer realm=\"naipes\"`, with `error=\"invalid_token\"` "
-                   "when a credential was sent and refused (and `error=\"insufficient_scope\"` with `scope` on a "
-                   "403 for a missing scope)",
-    "schema": {"type": "string"}}}
+CHALLENGE_HEADER = {
+    "WWW-Authenticate": {
+        "description": 'The Bearer challenge (RFC 6750): `Bearer realm="naipes"`, with `error="invalid_token"` '
+        'when a credential was sent and refused (and `error="insufficient_scope"` with `scope` on a '
+        "403 for a missing scope)",
+        "schema": {"type": "string"},
+    }
+}
 
 
 def errors(*codes: int):
     """Document problem+json responses for an operation."""
+
     def wrap(fn):
         for code in codes:
-            fn = blp.alt_response(code, schema=s.ProblemSchema, content_type=PROBLEM,
-                                  description=http.HTTPStatus(code).phrase,
-                                  headers=CHALLENGE_HEADER if code == 401 else None)(fn)
+            fn = blp.alt_response(
+                code,
+                schema=s.ProblemSchema,
+                content_type=PROBLEM,
+                description=http.HTTPStatus(code).phrase,
+                headers=CHALLENGE_HEADER if code == 401 else None,
+            )(fn)
         return fn
+
     return wrap
 
 

@@ -23,26 +23,44 @@ BODIES: dict[str, object] = {
     "postMove": {"type": "play", "cards": [12, 12]},
     "freezeGame": {"reason": "seat 2 reports a disconnect during the auction"},
     "addNote": {"version": 12, "text": "checked the deal commitment of version 3: it matches"},
-    "adjudicate": {"action": "award", "reason": "collusion established between seats 1 and 3",
-                   "scores": [3, 0, 2, 1]},
+    "adjudicate": {"action": "award", "reason": "collusion established between seats 1 and 3", "scores": [3, 0, 2, 1]},
     "createKey": {"name": "club-ladder", "scopes": ["games", "tournaments"]},
-    "createTournament": {"name": "spring ladder", "game": "dalmuti", "options": {"hands": 1},
-                         "players": ["ana", "bea", "carl", "dani", "eva", "flor", "gus", "hana"],
-                         "format": "swiss", "rounds": 3, "table_size": {"min": 4, "max": 4}},
+    "createTournament": {
+        "name": "spring ladder",
+        "game": "dalmuti",
+        "options": {"hands": 1},
+        "players": ["ana", "bea", "carl", "dani", "eva", "flor", "gus", "hana"],
+        "format": "swiss",
+        "rounds": 3,
+        "table_size": {"min": 4, "max": 4},
+    },
     "withdrawPlayer": {"player": "gus"},
     "createWebhook": {"url": "https://example.org/naipes-hook", "events": ["game.finished"]},
 }
 
 # parameter name -> example value (path, query and header parameters)
 PARAMETERS: dict[str, object] = {
-    "game_id": GAME, "tournament_id": "t_5d1e90aa", "number": 1, "key_id": "k_7b2c", "webhook_id": "wh_41f0",
-    "after": 0, "wait": 10, "limit": 100, "offset": 0, "version": 5, "as": "spectator", "status": "active",
-    "game": "dalmuti", "token": "st_...", "If-None-Match": '"42"', "If-Match": '"42"',
-    "Idempotency-Key": "move-7f3e2a", "Last-Event-ID": "42",
+    "game_id": GAME,
+    "tournament_id": "t_5d1e90aa",
+    "number": 1,
+    "key_id": "k_7b2c",
+    "webhook_id": "wh_41f0",
+    "after": 0,
+    "wait": 10,
+    "limit": 100,
+    "offset": 0,
+    "version": 5,
+    "as": "spectator",
+    "status": "active",
+    "game": "dalmuti",
+    "token": "st_...",
+    "If-None-Match": '"42"',
+    "If-Match": '"42"',
+    "Idempotency-Key": "move-7f3e2a",
+    "Last-Event-ID": "42",
 }
 
-NDJSON = ('{"format":"naipes-game-log/1","game_id":"' + GAME + '", ...}\n'
-          '{"version":1,"type":"GameCreated", ...}\n')
+NDJSON = '{"format":"naipes-game-log/1","game_id":"' + GAME + '", ...}\n{"version":1,"type":"GameCreated", ...}\n'
 
 
 class ExamplesPlugin(BasePlugin):
@@ -83,8 +101,10 @@ def add_examples(path: str, method: str, op: dict, spec=None) -> None:
             media.setdefault("example", body)
     elif "application/x-ndjson" in content:
         content["application/x-ndjson"].setdefault("example", NDJSON)
-    op.setdefault("x-codeSamples", [{"lang": "curl", "label": "curl",
-                                     "source": curl(path, method, op, query, headers, body, content)}])
+    op.setdefault(
+        "x-codeSamples",
+        [{"lang": "curl", "label": "curl", "source": curl(path, method, op, query, headers, body, content)}],
+    )
 
 
 def _from_schema(schema, spec) -> dict | None:

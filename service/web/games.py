@@ -6,19 +6,36 @@ from __future__ import annotations
 from flask import Response, request
 from flask.views import MethodView
 
-from service.core.naipes import Naipes, ProblemError
+from service.core import catalogue
+from service.core.errors import ProblemError
 from service.web import schemas as s
-from service.web.base import (ANY, INTEGRATOR, SEAT, _IDEMPOTENCY, _VERSION, any_caller, app_service, blp,
-                              credential, current_caller, errors, integrator_key, json_response, require_integrator,
-                              seat_token)
+from service.web.base import (
+    _IDEMPOTENCY,
+    _VERSION,
+    ANY,
+    INTEGRATOR,
+    SEAT,
+    any_caller,
+    app_service,
+    blp,
+    credential,
+    current_caller,
+    errors,
+    integrator_key,
+    json_response,
+    require_integrator,
+    seat_token,
+)
 
 
 @blp.route("/game-types")
 class GameTypes(MethodView):
     @blp.response(200, s.GameTypeSchema(many=True))
-    @blp.doc(security=[{}], operationId="listGameTypes", summary="The games naipes hosts, with player counts and options")
+    @blp.doc(
+        security=[{}], operationId="listGameTypes", summary="The games naipes hosts, with player counts and options"
+    )
     def get(self):
-        return json_response(Naipes.game_types())
+        return json_response(catalogue.game_types())
 
 
 @blp.route("/games")
@@ -30,34 +47,58 @@ class Games(MethodView):
     @blp.doc(security=INTEGRATOR, operationId="createGame", summary="Create a game; returns each seat's token once")
     def post(self, body):
         viewer = current_caller()
-        created = app_service().create_game(body["game"], body["players"], body.get("options") or {},
-                                            owner=viewer.key_id)
+        created = app_service().games.create_game(
+            body["game"], body["players"], body.get("options") or {}, owner=viewer.key_id
+        )
         return json_response(created, 201, {"Location": f"/games/{created['id']}"})
 
     @credential(integrator_key())
     @blp.arguments(s.GameListQuerySchema, location="query")
     @blp.response(200, s.GameListSchema)
     @errors(401, 403, 422)
-    @blp.doc(security=INTEGRATOR, operationId="listGames",
-             summary="List games, newest first, filtered by type and status; page on with next_cursor")
+    @blp.doc(
+        security=INTEGRATOR,
+        operationId="listGames",
+        summary="List games, newest first, filtered by type and status; page on with next_cursor",
+    )
     def get(self, query):
         viewer = require_integrator()
-        return json_response(app_service().list_games(query.get("game"), query.get("status"), query["limit"],
-                                                      query["offset"], cursor=query.get("cursor"), viewer=viewer))
+        return json_response(
+            app_service().listing.list_games(
+                query.get("game"),
+                query.get("status"),
+                query["limit"],
+                query["offset"],
+                cursor=query.get("cursor"),
+                viewer=viewer,
+            )
+        )
 
 
 @blp.route("/games/<game_id:game_id>")
 class Game(MethodView):
     @credential(any_caller)
-    @blp.response(200, s.GameViewSchema, headers={"ETag": {"description": "The game's version",
-                                                          "schema": {"type": "string"}}})
+    @blp.response(
+        200, s.GameViewSchema, headers={"ETag": {"description": "The game's version", "schema": {"type": "string"}}}
+    )
     @blp.alt_response(304, description="Not modified (If-None-Match names the current version)")
     @errors(401, 403, 404)
-    @blp.doc(security=ANY, operationId="getGame", summary="The game as the caller may see it",
-             parameters=[{"in": "header", "name": "If-None-Match", "schema": {"type": "string"}, "required": False,
-                          "description": "An ETag from an earlier response"}])
+    @blp.doc(
+        security=ANY,
+        operationId="getGame",
+        summary="The game as the caller may see it",
+        parameters=[
+            {
+                "in": "header",
+                "name": "If-None-Match",
+                "schema": {"type": "string"},
+                "required": False,
+                "description": "An ETag from an earlier response",
+            }
+        ],
+    )
     def get(self, game_id):
-        view = app_service().state_view(game_id, current_caller())
+        view = app_service().reads.state_view(game_id, current_caller())
         etag = f'"{view["version"]}"'
         if request.headers.get("If-None-Match") == etag:
             return Response(status=304, headers={"ETag": etag})
@@ -70,10 +111,13 @@ class Players(MethodView):
     @blp.arguments(s.JoinSchema)
     @blp.response(201, s.JoinedSchema)
     @errors(400, 401, 403, 404, 409, 415, 422)
-    @blp.doc(security=INTEGRATOR, operationId="joinGame",
-             summary="A newcomer joins a running game where its options allow it (Dalmuti: allow_joining)")
+    @blp.doc(
+        security=INTEGRATOR,
+        operationId="joinGame",
+        summary="A newcomer joins a running game where its options allow it (Dalmuti: allow_joining)",
+    )
     def post(self, body, game_id):
-        return json_response(app_service().join(game_id, body["player"]), 201)
+        return json_response(app_service().games.join(game_id, body["player"]), 201)
 
 
 @blp.route("/games/<game_id:game_id>/legal-moves")
@@ -83,7 +127,7 @@ class LegalMoves(MethodView):
     @errors(401, 403, 404)
     @blp.doc(security=SEAT, operationId="getLegalMoves", summary="The moves the caller's seat may make now")
     def get(self, game_id):
-        return json_response(app_service().legal_moves(game_id, current_caller()))
+        return json_response(app_service().reads.legal_moves(game_id, current_caller()))
 
 
 @blp.route("/games/<game_id:game_id>/moves")
@@ -92,22 +136,36 @@ class Moves(MethodView):
     @blp.arguments(s.MoveSchema)
     @blp.response(201, s.MoveResultSchema)
     @errors(400, 401, 403, 404, 409, 412, 413, 415, 422)
-    @blp.doc(security=SEAT, operationId="postMove", summary="Make a move for the caller's seat",
-             parameters=[
-                 {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
-                  "description": "The version the move expects (an ETag); 412 if the game has moved on"},
-                 {"in": "header", "name": "Idempotency-Key", "required": False,
-                  "schema": {"type": "string", "maxLength": 128},
-                  "description": "Retries with the same key return the first answer and append nothing"},
-             ])
+    @blp.doc(
+        security=SEAT,
+        operationId="postMove",
+        summary="Make a move for the caller's seat",
+        parameters=[
+            {
+                "in": "header",
+                "name": "If-Match",
+                "required": False,
+                "schema": {"type": "string"},
+                "description": "The version the move expects (an ETag); 412 if the game has moved on",
+            },
+            {
+                "in": "header",
+                "name": "Idempotency-Key",
+                "required": False,
+                "schema": {"type": "string", "maxLength": 128},
+                "description": "Retries with the same key return the first answer and append nothing",
+            },
+        ],
+    )
     def post(self, move, game_id):
         viewer = current_caller()
         if_match = _if_match()
         idem = request.headers.get("Idempotency-Key")
         if idem is not None and not _IDEMPOTENCY.fullmatch(idem):
-            raise ProblemError(400, "Bad Idempotency-Key", "Idempotency-Key must be 1 to 128 visible ASCII characters",
-                               "bad-request")
-        result = app_service().move(game_id, viewer.seat, move, if_match=if_match, idempotency_key=idem)
+            raise ProblemError(
+                400, "Bad Idempotency-Key", "Idempotency-Key must be 1 to 128 visible ASCII characters", "bad-request"
+            )
+        result = app_service().moves.move(game_id, viewer.seat, move, if_match=if_match, idempotency_key=idem)
         return json_response(result, 201, {"ETag": f'"{result["version"]}"'})
 
 
@@ -117,6 +175,10 @@ def _if_match() -> int | None:
         return None
     value = raw.strip().removeprefix("W/").strip('"')
     if not _VERSION.fullmatch(value):
-        raise ProblemError(400, "Bad If-Match", "If-Match must be a version number (1 to 18 ASCII digits), "
-                           "as given in ETag", "bad-request")
+        raise ProblemError(
+            400,
+            "Bad If-Match",
+            "If-Match must be a version number (1 to 18 ASCII digits), as given in ETag",
+            "bad-request",
+        )
     return int(value)

@@ -24,18 +24,18 @@ loglevel = os.environ.get("NAIPES_LOG_LEVEL", "warning")
 # the application reads the cap from NAIPES_MAX_STREAMS (a smaller value given there is kept).
 _slots = worker_connections if worker_class == "gevent" else threads
 _stream_room = max(1, _slots - max(1, _slots // 4))
-os.environ["NAIPES_MAX_STREAMS"] = str(min(int(os.environ.get("NAIPES_MAX_STREAMS") or _stream_room),
-                                           _stream_room))
+os.environ["NAIPES_MAX_STREAMS"] = str(min(int(os.environ.get("NAIPES_MAX_STREAMS") or _stream_room), _stream_room))
 # Connections one client address may hold open in one gevent worker (half of its slots; 0: no cap).  Behind
 # trusted proxies (NAIPES_TRUSTED_PROXIES) every connection comes from a proxy: the proxies bound them.
 _behind_proxies = (os.environ.get("NAIPES_TRUSTED_PROXIES", "0").strip() or "0") != "0"
-connections_per_address = int(os.environ.get("NAIPES_MAX_CONNECTIONS_PER_ADDRESS")
-                              or (0 if _behind_proxies else max(1, worker_connections // 2)))
+connections_per_address = int(
+    os.environ.get("NAIPES_MAX_CONNECTIONS_PER_ADDRESS") or (0 if _behind_proxies else max(1, worker_connections // 2))
+)
 # an I/O on a client's socket (a read of the body, a write the client does not take) waits this long at most
 socket_timeout = float(os.environ.get("NAIPES_SOCKET_TIMEOUT", "30"))
 
 try:  # JSON lines for gunicorn's logs and the application's
-    from service.core.logs import gunicorn_logconfig
+    from service.logs import gunicorn_logconfig
 
     logconfig_dict = gunicorn_logconfig(loglevel)
 except ImportError:  # run from outside the project
@@ -52,11 +52,14 @@ def post_worker_init(worker):
     from gunicorn.workers.base_async import AsyncWorker
 
     held: collections.Counter = collections.Counter()
-    refusal = (b'{"type":"urn:naipes:problem:unavailable","title":"Too many connections","status":503,'
-               b'"detail":"this client address holds too many open connections; close some or retry later"}')
-    refused = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\n"
-               b"Retry-After: 5\r\nConnection: close\r\nContent-Length: " + str(len(refusal)).encode()
-               + b"\r\n\r\n" + refusal)
+    refusal = (
+        b'{"type":"urn:naipes:problem:unavailable","title":"Too many connections","status":503,'
+        b'"detail":"this client address holds too many open connections; close some or retry later"}'
+    )
+    refused = (
+        b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\n"
+        b"Retry-After: 5\r\nConnection: close\r\nContent-Length: " + str(len(refusal)).encode() + b"\r\n\r\n" + refusal
+    )
 
     def handle(listener, client, addr):
         address = addr[0] if isinstance(addr, tuple) and addr else str(addr)

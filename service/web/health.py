@@ -4,22 +4,24 @@ from __future__ import annotations
 
 from flask.views import MethodView
 
-from service.core.naipes import ProblemError
+from service.core.errors import ProblemError
 from service.web import schemas as s
-from service.web.base import (app_service, blp,
-                              errors, json_response)
+from service.web.base import app_service, blp, errors, json_response
 
 
 @blp.route("/health")
 class Health(MethodView):
     @blp.response(200, s.HealthSchema)
     @errors(503)
-    @blp.doc(security=[{}], operationId="getHealth",
-             summary="Whether Redis answers (else 503), RQ workers are alive and the deadline scheduler runs")
+    @blp.doc(
+        security=[{}],
+        operationId="getHealth",
+        summary="Whether Redis answers (else 503), RQ workers are alive and the deadline scheduler runs",
+    )
     def get(self):
         try:
             ok = bool(app_service().redis.ping())
-        except Exception:  # noqa: BLE001 - any Redis failure means unhealthy
+        except Exception:
             ok = False
         if not ok:
             raise ProblemError(503, "Redis unreachable", "the service cannot reach Redis", "unavailable")

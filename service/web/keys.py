@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from flask.views import MethodView
 
-from service.core.naipes import ProblemError
+from service.core.errors import ProblemError
 from service.web import schemas as s
-from service.web.base import (INTEGRATOR, app_service, blp,
-                              credential, errors, integrator_key, json_response)
-
+from service.web.base import (
+    INTEGRATOR,
+    app_service,
+    blp,
+    credential,
+    errors,
+    integrator_key,
+    json_response,
+)
 
 ADMIN = integrator_key("admin")
 
@@ -19,8 +25,11 @@ class Keys(MethodView):
     @blp.arguments(s.CreateKeySchema)
     @blp.response(201, s.KeySchema)
     @errors(400, 401, 403, 415, 422)
-    @blp.doc(security=INTEGRATOR, operationId="createKey",
-             summary="Create an integrator key with scopes (admin scope); the secret is shown once")
+    @blp.doc(
+        security=INTEGRATOR,
+        operationId="createKey",
+        summary="Create an integrator key with scopes (admin scope); the secret is shown once",
+    )
     def post(self, body):
         return json_response(app_service().keys.create(body["name"], body["scopes"]), 201)
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import logging
 import os
+import re
 import threading
 import time
 from collections import Counter
@@ -19,9 +18,9 @@ from marshmallow import fields, validate
 
 from domain import table as tables
 from events.envelope import dumps
-
 from service.core import metrics
-from service.core.naipes import ProblemError, not_found, token_hash
+from service.core.errors import ProblemError, not_found
+from service.core.identity import token_hash
 from service.web.base import ANY, app_service, bearer, errors
 from service.web.ratelimit import Client, client
 
@@ -34,34 +33,56 @@ HEARTBEAT_SECONDS = float(os.environ.get("NAIPES_SSE_HEARTBEAT", "15"))
 # leaving room for ordinary requests), per client (credential, else address) and per client address
 MAX_STREAMS = max(1, int(os.environ.get("NAIPES_MAX_STREAMS", "750")))
 MAX_STREAMS_PER_CLIENT = max(1, min(MAX_STREAMS, int(os.environ.get("NAIPES_MAX_STREAMS_PER_CLIENT", "64"))))
-MAX_STREAMS_PER_ADDRESS = max(1, min(MAX_STREAMS, int(os.environ.get(
-    "NAIPES_MAX_STREAMS_PER_ADDRESS", str(max(MAX_STREAMS_PER_CLIENT, MAX_STREAMS // 3))))))
+MAX_STREAMS_PER_ADDRESS = max(
+    1,
+    min(
+        MAX_STREAMS,
+        int(os.environ.get("NAIPES_MAX_STREAMS_PER_ADDRESS", str(max(MAX_STREAMS_PER_CLIENT, MAX_STREAMS // 3)))),
+    ),
+)
 RECHECK_SECONDS = 2.0  # a seat token is looked up again at most this often (keys: the key store's cache)
 BATCH = 500
 
-live = Blueprint("live", __name__, description="Live events, metrics and the replay viewer",
-                 static_folder=str(VIEWER_DIR), static_url_path="/static/viewer")
+live = Blueprint(
+    "live",
+    __name__,
+    description="Live events, metrics and the replay viewer",
+    static_folder=str(VIEWER_DIR),
+    static_url_path="/static/viewer",
+)
 
 
 class StreamQuerySchema(ma.Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0),
-                           metadata={"description": "Send events with a version above this "
-                                                    "(the Last-Event-ID header, when sent, wins)"})
-    token = fields.String(validate=validate.Length(min=1, max=512),
-                          metadata={"description": "A seat token or integrator key, for clients that cannot send "
-                                                   "an Authorization header (a browser's EventSource)"})
+    after = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0),
+        metadata={"description": "Send events with a version above this (the Last-Event-ID header, when sent, wins)"},
+    )
+    token = fields.String(
+        validate=validate.Length(min=1, max=512),
+        metadata={
+            "description": "A seat token or integrator key, for clients that cannot send "
+            "an Authorization header (a browser's EventSource)"
+        },
+    )
 
 
 # One message of the stream, as SSE clients parse it (each field a string; data is the envelope's JSON)
-SSE_MESSAGE = {"type": "object", "required": ["id", "event", "data"],
-               "properties": {"id": {"type": "string", "pattern": "^[0-9]+$", "description": "The event's version"},
-                              "event": {"type": "string", "description": "The event's type"},
-                              "data": {"type": "string", "description": "The envelope, JSON on one line"}}}
-SSE_EXAMPLE = (": naipes event stream of game 3f9a1c07d2b84e6a\nretry: 2000\n\n"
-               "id: 42\nevent: CardsPlayed\ndata: {\"game_id\":\"3f9a1c07d2b84e6a\",\"version\":42,"
-               "\"type\":\"CardsPlayed\",\"actor\":\"seat:1\",\"data\":{...},...}\n\n"
-               ": heartbeat\n\n")
-
+SSE_MESSAGE = {
+    "type": "object",
+    "required": ["id", "event", "data"],
+    "properties": {
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The event's version"},
+        "event": {"type": "string", "description": "The event's type"},
+        "data": {"type": "string", "description": "The envelope, JSON on one line"},
+    },
+}
+SSE_EXAMPLE = (
+    ": naipes event stream of game 3f9a1c07d2b84e6a\nretry: 2000\n\n"
+    'id: 42\nevent: CardsPlayed\ndata: {"game_id":"3f9a1c07d2b84e6a","version":42,'
+    '"type":"CardsPlayed","actor":"seat:1","data":{...},...}\n\n'
+    ": heartbeat\n\n"
+)
 
 
 class StreamSlots:
@@ -85,17 +106,29 @@ class StreamSlots:
         address = None if who.kind == "key" else who.address
         with self._lock:
             if self.open >= self.total:
-                raise ProblemError(503, "Too many streams",
-                                   "this server follows as many streams as it may; retry later",
-                                   "unavailable", headers={"Retry-After": "5"})
+                raise ProblemError(
+                    503,
+                    "Too many streams",
+                    "this server follows as many streams as it may; retry later",
+                    "unavailable",
+                    headers={"Retry-After": "5"},
+                )
             if self._clients[name] >= self.per_client:
-                raise ProblemError(429, "Too many streams",
-                                   f"this client already follows {self.per_client} streams here; close one "
-                                   "or retry later", "too-many-requests", headers={"Retry-After": "5"})
+                raise ProblemError(
+                    429,
+                    "Too many streams",
+                    f"this client already follows {self.per_client} streams here; close one or retry later",
+                    "too-many-requests",
+                    headers={"Retry-After": "5"},
+                )
             if address is not None and self._addresses[address] >= self.per_address:
-                raise ProblemError(429, "Too many streams",
-                                   f"this client address already follows {self.per_address} streams here; "
-                                   "close one or retry later", "too-many-requests", headers={"Retry-After": "5"})
+                raise ProblemError(
+                    429,
+                    "Too many streams",
+                    f"this client address already follows {self.per_address} streams here; close one or retry later",
+                    "too-many-requests",
+                    headers={"Retry-After": "5"},
+                )
             self.open += 1
             self._clients[name] += 1
             if address is not None:
@@ -127,35 +160,49 @@ _streams = StreamSlots(MAX_STREAMS, MAX_STREAMS_PER_CLIENT, MAX_STREAMS_PER_ADDR
 @live.route("/games/<game_id:game_id>/stream")
 class Stream(MethodView):
     @live.arguments(StreamQuerySchema, location="query")
-    @live.doc(security=ANY, operationId="streamEvents",
-              summary="The event log as Server-Sent Events, live; resumes from Last-Event-ID",
-              description=(
-                  "Each event of the game, filtered for the caller exactly as GET /games/{game_id}/events "
-                  "filters it, as one SSE message: `id:` the event's version, `event:` its type, `data:` the "
-                  "envelope JSON on one line. A comment line (`: heartbeat`) is sent every 15 seconds without "
-                  "events. Reconnecting with `Last-Event-ID` (or `after`) resumes without loss. The stream ends "
-                  "after the last event of a finished game, or with a comment saying why (`: credential revoked`, "
-                  "`: credential no longer valid`) when its key is revoked or its seat token replaced. A client "
-                  "may follow a bounded number of streams at once (429 beyond it), the server too (503)."),
-              parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
-                           "schema": {"type": "string", "pattern": "^[0-9]+$"},
-                           "description": "The version of the last event received; the stream resumes after it"}],
-              responses={"200": {"description": "An event stream (text/event-stream)",
-                                 "content": {"text/event-stream": {"schema": SSE_MESSAGE,
-                                                                   "example": SSE_EXAMPLE}}}})
+    @live.doc(
+        security=ANY,
+        operationId="streamEvents",
+        summary="The event log as Server-Sent Events, live; resumes from Last-Event-ID",
+        description=(
+            "Each event of the game, filtered for the caller exactly as GET /games/{game_id}/events "
+            "filters it, as one SSE message: `id:` the event's version, `event:` its type, `data:` the "
+            "envelope JSON on one line. A comment line (`: heartbeat`) is sent every 15 seconds without "
+            "events. Reconnecting with `Last-Event-ID` (or `after`) resumes without loss. The stream ends "
+            "after the last event of a finished game, or with a comment saying why (`: credential revoked`, "
+            "`: credential no longer valid`) when its key is revoked or its seat token replaced. A client "
+            "may follow a bounded number of streams at once (429 beyond it), the server too (503)."
+        ),
+        parameters=[
+            {
+                "in": "header",
+                "name": "Last-Event-ID",
+                "required": False,
+                "schema": {"type": "string", "pattern": "^[0-9]+$"},
+                "description": "The version of the last event received; the stream resumes after it",
+            }
+        ],
+        responses={
+            "200": {
+                "description": "An event stream (text/event-stream)",
+                "content": {"text/event-stream": {"schema": SSE_MESSAGE, "example": SSE_EXAMPLE}},
+            }
+        },
+    )
     @errors(400, 401, 403, 404, 422, 429, 503)
     def get(self, query, game_id):
         svc = app_service()
         credential = bearer() or query.get("token")
-        viewer = svc.viewer(game_id, credential)
+        viewer = svc.identity.viewer(game_id, credential)
         if not svc.store.exists(game_id):
             raise not_found(game_id)
         after = query["after"]
         last = request.headers.get("Last-Event-ID")
         if last is not None:
             if not re.fullmatch(r"[0-9]{1,18}", last.strip()):
-                raise ProblemError(400, "Bad Last-Event-ID", "Last-Event-ID must be an event version (digits)",
-                                   "bad-request")
+                raise ProblemError(
+                    400, "Bad Last-Event-ID", "Last-Event-ID must be an event version (digits)", "bad-request"
+                )
             after = int(last.strip())
         release = _streams.acquire(client())
         metrics.STREAMS.inc()
@@ -171,6 +218,7 @@ class Stream(MethodView):
 def _credential_check(svc, game_id: str, viewer, credential: str | None):
     """A function telling why the stream's credential no longer holds (None while it does)."""
     if viewer.kind == "integrator":
+
         def key_holds() -> str | None:
             rec = svc.keys.find(credential)  # the key store's cache: a revocation tells within seconds
             if rec is None:
@@ -201,7 +249,7 @@ def _sse(svc, game_id: str, viewer, after: int, heartbeat: float, holds=lambda: 
         yield f": naipes event stream of game {game_id}\nretry: 2000\n\n"
         position = after
         while True:
-            batch = svc.events(game_id, viewer, position, wait=heartbeat, limit=BATCH)
+            batch = svc.reads.events(game_id, viewer, position, wait=heartbeat, limit=BATCH)
             ended = holds()
             if ended:
                 yield f": {ended}\n\n"
@@ -212,12 +260,15 @@ def _sse(svc, game_id: str, viewer, after: int, heartbeat: float, holds=lambda: 
             if not batch["events"]:
                 yield ": heartbeat\n\n"
             # the end of a finished game's log; a caller held back by an embargo waits for it to lift
-            if position >= batch["version"] and not batch.get("embargo") \
-                    and tables.outcome(svc.table(game_id)) is not None:
+            if (
+                position >= batch["version"]
+                and not batch.get("embargo")
+                and tables.outcome(svc.tables.table(game_id)) is not None
+            ):
                 return
     except GeneratorExit:
         raise
-    except Exception:  # noqa: BLE001 - the client reconnects with Last-Event-ID
+    except Exception:
         log.exception("event stream of game %s stopped", game_id)
     finally:
         release()
@@ -225,11 +276,22 @@ def _sse(svc, game_id: str, viewer, after: int, heartbeat: float, holds=lambda: 
 
 @live.route("/metrics")
 class Metrics(MethodView):
-    @live.doc(security=[{}], operationId="getMetrics", summary="Prometheus metrics (text exposition format)",
-              responses={"200": {"description": "Moves, errors, request latency, timeouts fired, queue depth",
-                                 "content": {"text/plain": {"schema": {"type": "string"},
-                                                            "example": 'naipes_moves_total{game="dalmuti",'
-                                                                       'result="accepted"} 1534.0\n'}}}})
+    @live.doc(
+        security=[{}],
+        operationId="getMetrics",
+        summary="Prometheus metrics (text exposition format)",
+        responses={
+            "200": {
+                "description": "Moves, errors, request latency, timeouts fired, queue depth",
+                "content": {
+                    "text/plain": {
+                        "schema": {"type": "string"},
+                        "example": 'naipes_moves_total{game="dalmuti",result="accepted"} 1534.0\n',
+                    }
+                },
+            }
+        },
+    )
     def get(self):
         body, content_type = metrics.exposition(app_service().queue_redis)
         return Response(body, content_type=content_type)
@@ -237,12 +299,14 @@ class Metrics(MethodView):
 
 @live.route("/replay/<game_id:game_id>")
 class ViewerPage(MethodView):
-    @live.doc(security=[{}], operationId="getReplayViewer",
-              summary="The replay viewer: a web page drawing the game at every version, and live",
-              description="Plain HTML and JavaScript over GET /games/{game_id}, /replay and /stream. Paste a seat "
-                          "token or an integrator key to see what it may see.",
-              responses={"200": {"description": "The viewer page",
-                                 "content": {"text/html": {"schema": {"type": "string"}}}}})
+    @live.doc(
+        security=[{}],
+        operationId="getReplayViewer",
+        summary="The replay viewer: a web page drawing the game at every version, and live",
+        description="Plain HTML and JavaScript over GET /games/{game_id}, /replay and /stream. Paste a seat "
+        "token or an integrator key to see what it may see.",
+        responses={"200": {"description": "The viewer page", "content": {"text/html": {"schema": {"type": "string"}}}}},
+    )
     @errors(404)
     def get(self, game_id):
         if not app_service().store.exists(game_id):
@@ -278,15 +342,20 @@ def _after(resp: Response) -> Response:
     if etag and etag.strip('"').isdigit():
         g.naipes_version = int(etag.strip('"'))
     if access_log.isEnabledFor(logging.INFO):
-        access_log.info("%s %s %s", request.method, request.path, status,
-                        extra={"status": status, "duration_ms": round(elapsed * 1000, 3)})
+        access_log.info(
+            "%s %s %s",
+            request.method,
+            request.path,
+            status,
+            extra={"status": status, "duration_ms": round(elapsed * 1000, 3)},
+        )
     return resp
 
 
 def _game_type() -> str:
     game_id = (request.view_args or {}).get("game_id")
     svc = app_service()
-    cached = svc._cache.get(game_id) if game_id else None  # the table the move just used
+    cached = svc.tables.cached(game_id) if game_id else None  # the table the move just used
     if cached is not None:
         return cached.get("game", "unknown")
     return "unknown"

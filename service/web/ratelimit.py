@@ -114,7 +114,7 @@ def _resolve() -> Client:
             return Client("key", rec.id, address)
         game_id = (request.view_args or {}).get("game_id")
         if game_id is not None:
-            seat = svc.seat_for_token(game_id, credential)
+            seat = svc.identity.seat_for_token(game_id, credential)
             if seat is not None:
                 return Client("seat", f"{game_id}:{seat}", address)
     except redis.RedisError:  # the route itself answers 503; count the request by address meanwhile
@@ -143,11 +143,15 @@ def refuse_revoked() -> None:
     """A revoked key is told so, whatever the route."""
     rec = client().revoked
     if rec is not None:
-        from service.core.naipes import ProblemError
+        from service.core.errors import ProblemError
 
-        raise ProblemError(401, "Key revoked",
-                           f"this integrator key ({rec.id}) was revoked at {rec.revoked_at}; "
-                           "ask the operator for a new key", "key-revoked", key_id=rec.id)
+        raise ProblemError(
+            401,
+            "Key revoked",
+            f"this integrator key ({rec.id}) was revoked at {rec.revoked_at}; ask the operator for a new key",
+            "key-revoked",
+            key_id=rec.id,
+        )
 
 
 def _limits(spec: str | None) -> list[str]:
@@ -156,8 +160,9 @@ def _limits(spec: str | None) -> list[str]:
     return [part.strip() for part in spec.split(";") if part.strip()]
 
 
-def attach_rate_limits(app: Flask, connection_pool, limits: str | None = None,
-                       address_limits: str | None = None) -> Limiter | None:
+def attach_rate_limits(
+    app: Flask, connection_pool, limits: str | None = None, address_limits: str | None = None
+) -> Limiter | None:
     """The client address behind trusted proxies, the refusal of revoked keys and the rate limits."""
     hops = trusted_proxies()
     if hops:
@@ -167,17 +172,26 @@ def attach_rate_limits(app: Flask, connection_pool, limits: str | None = None,
     if not per_client:
         app.before_request(refuse_revoked)
         return None
-    per_address = _limits(address_limits if address_limits is not None
-                          else os.environ.get("NAIPES_RATE_LIMIT_ADDRESS", DEFAULT_ADDRESS_LIMITS))
+    per_address = _limits(
+        address_limits
+        if address_limits is not None
+        else os.environ.get("NAIPES_RATE_LIMIT_ADDRESS", DEFAULT_ADDRESS_LIMITS)
+    )
     limiter = Limiter(
         credential_key,
         app=app,
         default_limits=per_client,
         default_limits_exempt_when=_exempt,
-        application_limits=[ApplicationLimit(limit_provider=part, key_function=address_key, scope="address",
-                                             exempt_when=_address_exempt,
-                                             error_message=f"{part} from one client address")
-                            for part in per_address],
+        application_limits=[
+            ApplicationLimit(
+                limit_provider=part,
+                key_function=address_key,
+                scope="address",
+                exempt_when=_address_exempt,
+                error_message=f"{part} from one client address",
+            )
+            for part in per_address
+        ],
         # the X-RateLimit headers would cost a Redis round trip per limit on every request;
         # a refused request gets Retry-After from the problem handler instead
         headers_enabled=False,

@@ -8,10 +8,20 @@ import logging
 from flask import Response, request
 from flask.views import MethodView
 
-from service.core.naipes import ProblemError
+from service.core.errors import ProblemError
 from service.web import schemas as s
-from service.web.base import (ANY, INTEGRATOR, any_caller, app_service, blp,
-                              credential, current_caller, errors, integrator_key, json_response)
+from service.web.base import (
+    ANY,
+    INTEGRATOR,
+    any_caller,
+    app_service,
+    blp,
+    credential,
+    current_caller,
+    errors,
+    integrator_key,
+    json_response,
+)
 
 log = logging.getLogger("naipes.http")
 
@@ -22,10 +32,13 @@ class Events(MethodView):
     @blp.arguments(s.EventsQuerySchema, location="query")
     @blp.response(200, s.EventsSchema)
     @errors(401, 404, 422)
-    @blp.doc(security=ANY, operationId="getEvents", summary="The event log as the caller may see it; long-polls with wait")
+    @blp.doc(
+        security=ANY, operationId="getEvents", summary="The event log as the caller may see it; long-polls with wait"
+    )
     def get(self, query, game_id):
-        return json_response(app_service().events(game_id, current_caller(), query["after"], query["wait"],
-                                                  query["limit"]))
+        return json_response(
+            app_service().reads.events(game_id, current_caller(), query["after"], query["wait"], query["limit"])
+        )
 
 
 @blp.route("/games/<game_id:game_id>/replay")
@@ -36,7 +49,7 @@ class Replay(MethodView):
     @errors(400, 401, 403, 404, 422, 503)
     @blp.doc(security=ANY, operationId="getReplay", summary="The caller's view of the game as it was at a version")
     def get(self, query, game_id):
-        return json_response(app_service().replay(game_id, current_caller(), query["version"], query.get("as_")))
+        return json_response(app_service().reads.replay(game_id, current_caller(), query["version"], query.get("as_")))
 
 
 @blp.route("/games/<game_id:game_id>/audit")
@@ -44,10 +57,12 @@ class Audit(MethodView):
     @credential(integrator_key("review", "games", "admin", "tournaments"))
     @blp.response(200, s.AuditSchema)
     @errors(401, 403, 404)
-    @blp.doc(security=INTEGRATOR, operationId="getAudit", summary="Every event whole, and whether the hash chain verifies")
+    @blp.doc(
+        security=INTEGRATOR, operationId="getAudit", summary="Every event whole, and whether the hash chain verifies"
+    )
     def get(self, game_id):
-        app_service().require_full_sight(game_id, current_caller())
-        return json_response(app_service().audit(game_id))
+        app_service().visibility.require_full_sight(game_id, current_caller())
+        return json_response(app_service().records.audit(game_id))
 
 
 NDJSON = "application/x-ndjson"
@@ -58,16 +73,22 @@ IMPORT_LIMIT = 32 * 1024 * 1024
 class Export(MethodView):
     @credential(integrator_key("review", "games", "admin", "tournaments"))
     @errors(401, 403, 404)
-    @blp.doc(security=INTEGRATOR, operationId="exportGame",
-             summary="The whole log as JSON Lines (a header, then every event whole), for naipes verify and import",
-             responses={"200": {"description": "The log", "content": {NDJSON: {"schema": {"type": "string"}}}}})
+    @blp.doc(
+        security=INTEGRATOR,
+        operationId="exportGame",
+        summary="The whole log as JSON Lines (a header, then every event whole), for naipes verify and import",
+        responses={"200": {"description": "The log", "content": {NDJSON: {"schema": {"type": "string"}}}}},
+    )
     def get(self, game_id):
         viewer = current_caller()
         service = app_service()
-        service.require_full_sight(game_id, viewer)
+        service.visibility.require_full_sight(game_id, viewer)
         log.info("export of game %s by %s", game_id, viewer.key_id)
-        return Response(service.export_lines(game_id), mimetype=NDJSON,
-                        headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'})
+        return Response(
+            service.records.export_lines(game_id),
+            mimetype=NDJSON,
+            headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'},
+        )
 
 
 @blp.route("/games/import")
@@ -75,23 +96,26 @@ class Import(MethodView):
     @credential(integrator_key("games"))
     @blp.response(201, s.ImportedGameSchema)
     @errors(400, 401, 403, 409, 413, 415, 422)
-    @blp.doc(security=INTEGRATOR, operationId="importGame",
-             summary="Load an exported log into this store: checked like naipes verify, then replayable as it was",
-             requestBody={"required": True, "content": {NDJSON: {"schema": {"type": "string"}}}})
+    @blp.doc(
+        security=INTEGRATOR,
+        operationId="importGame",
+        summary="Load an exported log into this store: checked like naipes verify, then replayable as it was",
+        requestBody={"required": True, "content": {NDJSON: {"schema": {"type": "string"}}}},
+    )
     def post(self):
         viewer = current_caller()
         if request.mimetype not in (NDJSON, "application/jsonl", "text/plain"):
             raise ProblemError(415, "Unsupported Media Type", f"send the export as {NDJSON}", "unsupported-media-type")
         request.max_content_length = IMPORT_LIMIT
         lines = request.get_data().splitlines()
-        created = app_service().import_lines(lines, viewer)
+        created = app_service().records.import_lines(lines, viewer)
         return json_response(created, 201, {"Location": f"/games/{created['id']}"})
 
 
 def _review(game_id: str, kind: str, body: dict) -> Response:
     """A reviewer's event (freeze, note, adjudication): the review scope (checked by the request
     hook, see :func:`credential`), then the application."""
-    return json_response(app_service().review(game_id, current_caller(), kind, body), 201)
+    return json_response(app_service().records.review(game_id, current_caller(), kind, body), 201)
 
 
 REVIEWER = integrator_key("review")
@@ -103,8 +127,11 @@ class Freeze(MethodView):
     @blp.arguments(s.FreezeSchema)
     @blp.response(201, s.ReviewResultSchema)
     @errors(400, 401, 403, 404, 409, 415, 422)
-    @blp.doc(security=INTEGRATOR, operationId="freezeGame",
-             summary="A reviewer freezes the game: moves and deadlines stop until an unfreeze adjudication")
+    @blp.doc(
+        security=INTEGRATOR,
+        operationId="freezeGame",
+        summary="A reviewer freezes the game: moves and deadlines stop until an unfreeze adjudication",
+    )
     def post(self, body, game_id):
         return _review(game_id, "freeze", body)
 
@@ -126,7 +153,10 @@ class Adjudications(MethodView):
     @blp.arguments(s.AdjudicationSchema)
     @blp.response(201, s.ReviewResultSchema)
     @errors(400, 401, 403, 404, 409, 415, 422)
-    @blp.doc(security=INTEGRATOR, operationId="adjudicate",
-             summary="A reviewer's ruling, appended to the log: void, award a result, correct scores, unfreeze")
+    @blp.doc(
+        security=INTEGRATOR,
+        operationId="adjudicate",
+        summary="A reviewer's ruling, appended to the log: void, award a result, correct scores, unfreeze",
+    )
     def post(self, body, game_id):
         return _review(game_id, "adjudicate", body)

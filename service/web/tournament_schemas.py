@@ -6,41 +6,64 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from domain.tournament import FORMATS, MAX_PLAYERS, MAX_ROUNDS
-
-from service.web.schemas import GAME_TYPE, MAX_COUNT, ChainSchema, EventSchema
 from service.core.webhooks import EVENTS
+from service.web.schemas import GAME_TYPE, MAX_COUNT, ChainSchema, EventSchema
 
 NAME = validate.Length(min=1, max=64)
 
 
 class TableSizeSchema(ma.Schema):
-    min = fields.Integer(required=True, validate=validate.Range(min=1, max=64),
-                         metadata={"description": "Fewest players at a table"})
-    max = fields.Integer(validate=validate.Range(min=1, max=64),
-                         metadata={"description": "Most players at a table (default: min)"})
+    min = fields.Integer(
+        required=True, validate=validate.Range(min=1, max=64), metadata={"description": "Fewest players at a table"}
+    )
+    max = fields.Integer(
+        validate=validate.Range(min=1, max=64), metadata={"description": "Most players at a table (default: min)"}
+    )
 
 
 class CreateTournamentSchema(ma.Schema):
     name = fields.String(validate=validate.Length(max=200), load_default="")
-    game = fields.String(required=True, validate=GAME_TYPE,
-                         metadata={"description": "A game type id from GET /game-types", "example": "dalmuti"})
-    options = fields.Dict(keys=fields.String(validate=validate.Length(min=1, max=64)), load_default=dict,
-                          metadata={"description": "Options of every game (timing options included)",
-                                    "example": {"hands": 1, "turn_seconds": 60}})
-    players = fields.List(fields.String(validate=NAME), required=True,
-                          validate=validate.Length(min=2, max=MAX_PLAYERS),
-                          metadata={"description": "Player names, in registration order (the last tie-break)"})
-    format = fields.String(required=True, validate=validate.OneOf(FORMATS),
-                           metadata={"description": "round_robin, swiss or duplicate"})
-    rounds = fields.Integer(validate=validate.Range(min=1, max=MAX_ROUNDS),
-                            metadata={"description": "Default: round_robin enough for everyone to meet everyone, "
-                                                     "swiss ceil(log2 players), duplicate the table size"})
-    table_size = fields.Nested(TableSizeSchema, required=True,
-                               metadata={"description": "Players per table, within the game's limits",
-                                         "example": {"min": 4, "max": 4}})
-    seed = fields.Integer(validate=validate.Range(min=0, max=2**63 - 1),
-                          metadata={"description": "Randomness of the pairings (and duplicate deals); "
-                                                   "default: drawn by the server. Kept private."})
+    game = fields.String(
+        required=True,
+        validate=GAME_TYPE,
+        metadata={"description": "A game type id from GET /game-types", "example": "dalmuti"},
+    )
+    options = fields.Dict(
+        keys=fields.String(validate=validate.Length(min=1, max=64)),
+        load_default=dict,
+        metadata={
+            "description": "Options of every game (timing options included)",
+            "example": {"hands": 1, "turn_seconds": 60},
+        },
+    )
+    players = fields.List(
+        fields.String(validate=NAME),
+        required=True,
+        validate=validate.Length(min=2, max=MAX_PLAYERS),
+        metadata={"description": "Player names, in registration order (the last tie-break)"},
+    )
+    format = fields.String(
+        required=True, validate=validate.OneOf(FORMATS), metadata={"description": "round_robin, swiss or duplicate"}
+    )
+    rounds = fields.Integer(
+        validate=validate.Range(min=1, max=MAX_ROUNDS),
+        metadata={
+            "description": "Default: round_robin enough for everyone to meet everyone, "
+            "swiss ceil(log2 players), duplicate the table size"
+        },
+    )
+    table_size = fields.Nested(
+        TableSizeSchema,
+        required=True,
+        metadata={"description": "Players per table, within the game's limits", "example": {"min": 4, "max": 4}},
+    )
+    seed = fields.Integer(
+        validate=validate.Range(min=0, max=2**63 - 1),
+        metadata={
+            "description": "Randomness of the pairings (and duplicate deals); "
+            "default: drawn by the server. Kept private."
+        },
+    )
 
 
 class TournamentPlayerSchema(ma.Schema):
@@ -56,13 +79,20 @@ class SeatSchema(ma.Schema):
 
 class TableResultSchema(ma.Schema):
     scores = fields.List(fields.Raw(), required=True, metadata={"description": "The game's scores, per seat"})
-    points = fields.List(fields.Raw(), required=True,
-                         metadata={"description": "What the standings count, per seat (docs/tournaments.md)"})
+    points = fields.List(
+        fields.Raw(),
+        required=True,
+        metadata={"description": "What the standings count, per seat (docs/tournaments.md)"},
+    )
     winners = fields.List(fields.Integer(), required=True)
     ranking = fields.List(fields.Integer(), required=True)
     void = fields.Boolean()
-    corrections = fields.Integer(metadata={"description": "How many times a reviewer's adjudication of the "
-                                                          "finished game changed this result (absent: never)"})
+    corrections = fields.Integer(
+        metadata={
+            "description": "How many times a reviewer's adjudication of the "
+            "finished game changed this result (absent: never)"
+        }
+    )
 
 
 class RoundTableSchema(ma.Schema):
@@ -100,17 +130,23 @@ class TournamentSchema(ma.Schema):
 
 
 class CreatedTournamentSchema(TournamentSchema):
-    round_detail = fields.Nested(RoundSchema, allow_none=True, required=True,
-                                 metadata={"description": "Round 1 with its games and seat tokens"})
+    round_detail = fields.Nested(
+        RoundSchema, allow_none=True, required=True, metadata={"description": "Round 1 with its games and seat tokens"}
+    )
 
 
 class TournamentListQuerySchema(ma.Schema):
     status = fields.String(validate=validate.OneOf(["created", "running", "finished"]))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
-    cursor = fields.String(validate=validate.Length(min=1, max=200), metadata={
-        "description": "Where the page starts: the next_cursor of the previous page (opaque)"})
-    offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_COUNT), metadata={
-        "description": "Rows to skip (without cursor only; kept for older clients)"})
+    cursor = fields.String(
+        validate=validate.Length(min=1, max=200),
+        metadata={"description": "Where the page starts: the next_cursor of the previous page (opaque)"},
+    )
+    offset = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0, max=MAX_COUNT),
+        metadata={"description": "Rows to skip (without cursor only; kept for older clients)"},
+    )
 
     @ma.validates_schema
     def _one_way_to_page(self, data, **_kwargs):
@@ -134,10 +170,12 @@ class TournamentSummarySchema(ma.Schema):
 
 class TournamentListSchema(ma.Schema):
     total = fields.Integer(required=True, metadata={"description": "Tournaments matching the filter"})
-    tournaments = fields.List(fields.Nested(TournamentSummarySchema), required=True,
-                              metadata={"description": "Newest first"})
-    next_cursor = fields.String(allow_none=True, required=True, metadata={
-        "description": "The cursor of the next page; null on the last page"})
+    tournaments = fields.List(
+        fields.Nested(TournamentSummarySchema), required=True, metadata={"description": "Newest first"}
+    )
+    next_cursor = fields.String(
+        allow_none=True, required=True, metadata={"description": "The cursor of the next page; null on the last page"}
+    )
 
 
 class StandingSchema(ma.Schema):
@@ -147,8 +185,10 @@ class StandingSchema(ma.Schema):
     games = fields.Integer(required=True)
     wins = fields.Integer(required=True, metadata={"description": "Tables where it was among the winners"})
     byes = fields.Integer(required=True)
-    par = fields.Float(required=True, metadata={"description": "Duplicate: points above the mean of those who "
-                                                               "held the same seat and cards"})
+    par = fields.Float(
+        required=True,
+        metadata={"description": "Duplicate: points above the mean of those who held the same seat and cards"},
+    )
     opponents_points = fields.Float(required=True, metadata={"description": "Buchholz: opponents' points"})
     withdrawn = fields.Boolean(required=True)
 
@@ -187,11 +227,17 @@ class TournamentEventsSchema(ma.Schema):
 
 class CreateWebhookSchema(ma.Schema):
     # checked by service.core.webhooks.check_url, whose 422 names what is wrong (bad-url, private-address)
-    url = fields.String(required=True, validate=validate.Length(max=2048),
-                        metadata={"format": "url", "example": "https://example.org/naipes-hook"})
-    events = fields.List(fields.String(validate=validate.OneOf(EVENTS)), load_default=lambda: list(EVENTS),
-                         validate=validate.Length(min=1, max=len(EVENTS)),
-                         metadata={"description": "Default: all of " + ", ".join(EVENTS)})
+    url = fields.String(
+        required=True,
+        validate=validate.Length(max=2048),
+        metadata={"format": "url", "example": "https://example.org/naipes-hook"},
+    )
+    events = fields.List(
+        fields.String(validate=validate.OneOf(EVENTS)),
+        load_default=lambda: list(EVENTS),
+        validate=validate.Length(min=1, max=len(EVENTS)),
+        metadata={"description": "Default: all of " + ", ".join(EVENTS)},
+    )
 
 
 class WebhookSchema(ma.Schema):
@@ -224,5 +270,6 @@ class DeliveriesQuerySchema(ma.Schema):
 
 class DeliveriesSchema(ma.Schema):
     webhook = fields.Nested(WebhookSchema, required=True)
-    deliveries = fields.List(fields.Nested(DeliverySchema), required=True,
-                             metadata={"description": "Attempts, newest first"})
+    deliveries = fields.List(
+        fields.Nested(DeliverySchema), required=True, metadata={"description": "Attempts, newest first"}
+    )

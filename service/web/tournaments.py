@@ -6,11 +6,21 @@ from flask import Response
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from service.web import tournament_schemas as ts
-from service.core.naipes import Naipes, ProblemError, Viewer
-from service.web.base import (ANY, INTEGRATOR, app_service, bearer, credential, current_caller, errors, integrator_key,
-                   json_response)
+from service.core.errors import ProblemError
+from service.core.identity import Viewer
 from service.core.tournaments import Tournaments, attach_tournaments
+from service.web import tournament_schemas as ts
+from service.web.base import (
+    ANY,
+    INTEGRATOR,
+    app_service,
+    bearer,
+    credential,
+    current_caller,
+    errors,
+    integrator_key,
+    json_response,
+)
 
 blp = Blueprint("tournaments", __name__, description="Tournaments over many tables, and webhooks")
 
@@ -26,10 +36,9 @@ def optional_integrator() -> Viewer | None:
     credential = bearer()
     if credential is None:
         return None
-    viewer = app_service().integrator(credential)
+    viewer = app_service().identity.integrator(credential)
     if viewer is None:
-        raise ProblemError(401, "Unknown credential", "the bearer token is not a live integrator key",
-                           "unauthorized")
+        raise ProblemError(401, "Unknown credential", "the bearer token is not a live integrator key", "unauthorized")
     return viewer
 
 
@@ -47,8 +56,11 @@ class TournamentsRoute(MethodView):
     @blp.arguments(ts.CreateTournamentSchema)
     @blp.response(201, ts.CreatedTournamentSchema)
     @errors(400, 401, 403, 415, 422)
-    @blp.doc(security=INTEGRATOR, operationId="createTournament",
-             summary="Create a tournament; pairs round 1 and returns its games with the seat tokens")
+    @blp.doc(
+        security=INTEGRATOR,
+        operationId="createTournament",
+        summary="Create a tournament; pairs round 1 and returns its games with the seat tokens",
+    )
     def post(self, body):
         created = tournaments().create(current_caller(), body)
         return json_response(created, 201, {"Location": f"/tournaments/{created['id']}"})
@@ -57,11 +69,15 @@ class TournamentsRoute(MethodView):
     @blp.arguments(ts.TournamentListQuerySchema, location="query")
     @blp.response(200, ts.TournamentListSchema)
     @errors(401, 403, 422)
-    @blp.doc(security=INTEGRATOR, operationId="listTournaments",
-             summary="List tournaments, newest first; page on with next_cursor")
+    @blp.doc(
+        security=INTEGRATOR,
+        operationId="listTournaments",
+        summary="List tournaments, newest first; page on with next_cursor",
+    )
     def get(self, query):
-        return json_response(tournaments().list(query.get("status"), query["limit"], query["offset"],
-                                                cursor=query.get("cursor")))
+        return json_response(
+            tournaments().list(query.get("status"), query["limit"], query["offset"], cursor=query.get("cursor"))
+        )
 
 
 @blp.route("/tournaments/<tournament_id:tournament_id>")
@@ -79,8 +95,7 @@ class StandingsRoute(MethodView):
     @credential(optional_key)
     @blp.response(200, ts.StandingsSchema)
     @errors(401, 404)
-    @blp.doc(security=ANY, operationId="getStandings",
-             summary="Standings: total points, then the declared tie-breaks")
+    @blp.doc(security=ANY, operationId="getStandings", summary="Standings: total points, then the declared tie-breaks")
     def get(self, tournament_id):
         return json_response(tournaments().standings(tournament_id, current_caller()))
 
@@ -90,8 +105,11 @@ class RoundRoute(MethodView):
     @credential(optional_key)
     @blp.response(200, ts.RoundSchema)
     @errors(401, 404)
-    @blp.doc(security=ANY, operationId="getRound",
-             summary="One round: tables, seats, game ids, results; seat tokens for the tournament's key")
+    @blp.doc(
+        security=ANY,
+        operationId="getRound",
+        summary="One round: tables, seats, game ids, results; seat tokens for the tournament's key",
+    )
     def get(self, tournament_id, number):
         return json_response(tournaments().round(tournament_id, number, current_caller()))
 
@@ -102,8 +120,9 @@ class WithdrawRoute(MethodView):
     @blp.arguments(ts.WithdrawSchema)
     @blp.response(200, ts.WithdrawnSchema)
     @errors(400, 401, 403, 404, 409, 415, 422)
-    @blp.doc(security=INTEGRATOR, operationId="withdrawPlayer",
-             summary="Withdraw a player: it is not paired in later rounds")
+    @blp.doc(
+        security=INTEGRATOR, operationId="withdrawPlayer", summary="Withdraw a player: it is not paired in later rounds"
+    )
     def post(self, body, tournament_id):
         return json_response(tournaments().withdraw(current_caller(), tournament_id, body["player"]))
 
@@ -114,11 +133,13 @@ class TournamentEventsRoute(MethodView):
     @blp.arguments(ts.TournamentEventsQuerySchema, location="query")
     @blp.response(200, ts.TournamentEventsSchema)
     @errors(401, 404, 422)
-    @blp.doc(security=ANY, operationId="getTournamentEvents",
-             summary="The tournament's hash-chained log and its chain check (private parts for its key only)")
+    @blp.doc(
+        security=ANY,
+        operationId="getTournamentEvents",
+        summary="The tournament's hash-chained log and its chain check (private parts for its key only)",
+    )
     def get(self, query, tournament_id):
-        return json_response(tournaments().events(tournament_id, current_caller(), query["after"],
-                                                  query["limit"]))
+        return json_response(tournaments().events(tournament_id, current_caller(), query["after"], query["limit"]))
 
 
 @blp.route("/webhooks")
@@ -127,12 +148,18 @@ class WebhooksRoute(MethodView):
     @blp.arguments(ts.CreateWebhookSchema)
     @blp.response(201, ts.CreatedWebhookSchema)
     @errors(400, 401, 403, 409, 415, 422)
-    @blp.doc(security=INTEGRATOR, operationId="createWebhook",
-             summary="Register a URL for signed event POSTs; returns the signing secret once")
+    @blp.doc(
+        security=INTEGRATOR,
+        operationId="createWebhook",
+        summary="Register a URL for signed event POSTs; returns the signing secret once",
+    )
     def post(self, body):
         record = tournaments().webhooks.register(current_caller(), body["url"], body["events"])
-        return json_response({k: record[k] for k in ("id", "url", "events", "created_at", "secret")}, 201,
-                             {"Location": f"/webhooks/{record['id']}"})
+        return json_response(
+            {k: record[k] for k in ("id", "url", "events", "created_at", "secret")},
+            201,
+            {"Location": f"/webhooks/{record['id']}"},
+        )
 
     @credential(KEY)
     @blp.response(200, ts.WebhookSchema(many=True))
@@ -159,13 +186,13 @@ class DeliveriesRoute(MethodView):
     @blp.arguments(ts.DeliveriesQuerySchema, location="query")
     @blp.response(200, ts.DeliveriesSchema)
     @errors(401, 403, 404, 422)
-    @blp.doc(security=INTEGRATOR, operationId="getWebhookDeliveries",
-             summary="The webhook's delivery attempts, newest first")
+    @blp.doc(
+        security=INTEGRATOR, operationId="getWebhookDeliveries", summary="The webhook's delivery attempts, newest first"
+    )
     def get(self, query, webhook_id):
         return json_response(tournaments().webhooks.deliveries(current_caller(), webhook_id, query["limit"]))
 
 
-def install(api, service: Naipes) -> None:
-    """Register the routes on ``api`` and the finished-game hook on ``service``."""
+def install(api) -> None:
+    """Register the routes on ``api`` (the tournaments' hooks are wired by :mod:`service.bootstrap`)."""
     api.register_blueprint(blp)
-    attach_tournaments(service)

@@ -1,0 +1,149 @@
+"""The one way events reach a game's log: sealed into the hash chain and folded, followed in the
+same append by the moves of absent seats and the reveal of finished deals, then committed with
+the table's snapshot, the listing, the finished-game listeners and the deadlines' scheduler."""
+
+from __future__ import annotations
+
+import logging
+import time as _time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from domain import registry
+from domain import table as tables
+from events.envelope import dumps, seal_batch
+from service.core import facts
+from service.core.listing import DUE
+
+if TYPE_CHECKING:
+    from service.core.naipes import Naipes
+
+log = logging.getLogger("naipes.appending")
+
+MAX_RETRIES = 8  # attempts of a command whose append met a concurrent one
+
+
+class Appender:
+    """Seals, settles and commits appends; every service that writes a game goes through it."""
+
+    def __init__(self, naipes: Naipes):
+        self.naipes = naipes
+
+    def settle(self, game_id: str, envs: list[dict], table: dict, stamp: str) -> tuple[list[dict], dict]:
+        """What follows a batch of events in the same append: the moves of
+        absent seats (each deal's reveal is placed by :meth:`_append_events`)."""
+        return self._auto_moves(game_id, envs, table, stamp)
+
+    @staticmethod
+    def append_events(
+        game_id: str, table: dict, events: list[dict], *, actor: str, stamp: str
+    ) -> tuple[list[dict], dict]:
+        """Seal ``events`` after ``table`` and fold them; the ``DealRevealed`` of a
+        deal whose hand is over comes right after the event that ended it, before
+        any event of the next deal (so a deal is public as a whole once it may be)."""
+        out: list[dict] = []
+        for event in events:
+            sealed = seal_batch(
+                game_id, table["version"], table["hash"], [event], actor=actor, time=stamp, rules=table["rules"]
+            )
+            table = tables.fold(sealed, table)
+            out += sealed
+            reveals = tables.reveal_events(table)
+            if reveals:
+                sealed = seal_batch(
+                    game_id, table["version"], table["hash"], reveals, actor="system", time=stamp, rules=table["rules"]
+                )
+                table = tables.fold(sealed, table)
+                out += sealed
+        return out, table
+
+    MAX_AUTO_MOVES = 50  # moves made for absent seats in one append
+
+    MAX_APPEND_EVENTS = 400  # events an append may reach with them (the reveals of deals come on top)
+
+    def _auto_moves(self, game_id: str, envs: list[dict], table: dict, stamp: str) -> tuple[list[dict], dict]:
+        """Seats marked absent are moved for at once by their timeout move.
+
+        One append makes at most MAX_AUTO_MOVES such moves and holds at most
+        MAX_APPEND_EVENTS events.  A game that owes more (one whose seats are
+        all absent plays itself out) goes on in later appends: the scheduler
+        queues a continuation job (:meth:`continue_absent`) behind the jobs
+        already due, so the deadlines of other games wait at most one such
+        append; and should that job be lost, the running clock of the absent
+        seat to act times it out at its deadline and play goes on from there."""
+        moved = 0
+        while table["absent"] and moved < self.MAX_AUTO_MOVES:
+            pending = [s for s in facts.to_act(table) if s in table["absent"]]
+            if not pending:
+                break
+            more = self.timeout_events(table, pending[0], reason="absent")
+            if len(envs) + len(more) > self.MAX_APPEND_EVENTS:
+                break
+            sealed, table = self.append_events(game_id, table, more, actor="worker", stamp=stamp)
+            envs = envs + sealed
+            moved += 1
+        return envs, table
+
+    @staticmethod
+    def owes_absent_moves(table: dict) -> bool:
+        """Whether an absent seat must act now: the last append stopped at its cap of moves made for them."""
+        return bool(table.get("absent")) and any(s in table["absent"] for s in facts.to_act(table))
+
+    @staticmethod
+    def timeout_events(table: dict, seat: int, reason: str) -> list[dict]:
+        module = registry.get(table["game"])
+        move = module.timeout_move(table["state"], seat)
+        decided = module.decide(table["state"], {**move, "seat": seat, "seed": facts.seed(table)})
+        return [{"type": tables.TURN_TIMED_OUT, "data": {"seat": seat, "reason": reason, "move": move}}] + decided
+
+    def commit(
+        self,
+        game_id: str,
+        old: dict | None,
+        new: dict,
+        envs: list[dict],
+        *,
+        idempotency_key: str | None = None,
+        response: bytes | None = None,
+    ) -> bytes | None:
+        result = self.naipes.store.append(
+            game_id,
+            old["version"] if old else 0,
+            envs,
+            snapshot=dumps(new),
+            idempotency_key=idempotency_key,
+            response=response,
+            also=self._due_mark(game_id, new),
+        )
+        if result.replayed is not None:
+            return result.replayed
+        self.naipes.tables.remember(game_id, new)
+        listeners: list[Callable[[str, dict], None]] = []
+        if old is not None and facts.finished(new) != facts.finished(old):
+            self.naipes.listing.index(game_id, new)
+            listeners = self.naipes.on_finished
+        elif old is not None and facts.finished(new) and tables.outcome(new) != tables.outcome(old):
+            listeners = self.naipes.on_result_changed
+        for listener in listeners:
+            try:
+                listener(game_id, new)
+            except Exception:
+                log.exception("a finished-game listener failed for game %s", game_id)
+        if self.naipes.scheduler is not None:
+            try:
+                self.naipes.scheduler(old or {}, new, game_id)
+            except Exception:
+                log.exception("could not schedule the deadlines of game %s at version %s", game_id, new["version"])
+        return None
+
+    @staticmethod
+    def _due_mark(game_id: str, table: dict) -> Callable[[Any], None] | None:
+        """What the append of a table with running clocks writes beside it, in
+        the same round trip: the game's mark in DUE at the time of the append.
+        Scheduling its deadlines moves the mark to the earliest of them
+        (:func:`service.core.timers.attach_scheduler`); a mark left at the time of an
+        append is a move stored whose deadlines were never scheduled, and the
+        workers' reconcile pass schedules them (:func:`service.core.timers.reconcile`)."""
+        if not any(entry.get("deadline") is not None for entry in (table.get("clock") or {}).values()):
+            return None
+        return lambda pipe: pipe.zadd(DUE, {game_id: _time.time()})

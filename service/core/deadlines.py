@@ -1,0 +1,103 @@
+"""Turn deadlines: a seat timed out when its clock runs out, moves continued for absent seats,
+and every running clock scheduled again when workers start (RQ's side is :mod:`service.core.timers`)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from events.envelope import now_iso
+from events.store import VersionConflict
+from service.core import facts, pages
+from service.core.errors import ProblemError
+from service.core.listing import INDEX, INDEX_INFO, LISTED_BY, RUNNING_TIMED
+
+if TYPE_CHECKING:
+    from service.core.naipes import Naipes
+
+log = logging.getLogger("naipes.deadlines")
+
+
+class Deadlines:
+    """What the deadline jobs of the workers call."""
+
+    def __init__(self, naipes: Naipes):
+        self.naipes = naipes
+
+    def continue_absent(self, game_id: str, version: int) -> bool:
+        """Go on moving for the absent seats of a game still at ``version``
+        (the continuation job); returns True when an append was made."""
+        table = self.naipes.tables.table(game_id, fresh=True)
+        if table["version"] != version or not self.naipes.appender.owes_absent_moves(table):
+            return False
+        stamp = now_iso()
+        envs, new_table = self.naipes.appender.settle(game_id, [], table, stamp)
+        if not envs:
+            return False
+        try:
+            self.naipes.appender.commit(game_id, table, new_table, envs)
+        except VersionConflict:
+            return False
+        return True
+
+    def enforce_deadline(self, game_id: str, version: int, seat: int) -> bool:
+        """Time a seat out if the game is still where the deadline was set.
+
+        Returns True when a timeout was appended.  A stale or repeated call
+        meets a version conflict and appends nothing.
+        """
+        table = self.naipes.tables.table(game_id, fresh=True)
+        if table["version"] != version or table.get("frozen"):
+            return False
+        if seat not in facts.to_act(table):
+            return False
+        stamp = now_iso()
+        envs, new_table = self.naipes.appender.append_events(
+            game_id, table, self.naipes.appender.timeout_events(table, seat, "deadline"), actor="worker", stamp=stamp
+        )
+        envs, new_table = self.naipes.appender.settle(game_id, envs, new_table, stamp)
+        try:
+            self.naipes.appender.commit(game_id, table, new_table, envs)
+        except VersionConflict:
+            return False
+        for hook in self.naipes.on_timeout:
+            try:
+                hook(game_id, table, seat)
+            except Exception:
+                log.exception("a timeout hook failed for game %s", game_id)
+        return True
+
+    def rearm_deadlines(self) -> int:
+        """Schedule again the deadline of every seat of every running timed game.
+
+        Job ids are unique to (game, version, seat), so re-scheduling a job
+        that exists replaces it: nothing runs twice.  Workers call this when
+        they start, so that deadlines lost with the queues' Redis come back;
+        it reads the running timed games (RUNNING_TIMED), not every game, and
+        fills the listing's sets of a store written before them.
+        Returns the number of games with a running clock.
+        """
+        pages.backfill(
+            self.naipes.redis,
+            ready=f"{LISTED_BY}:ready",
+            info=INDEX_INFO,
+            every=INDEX,
+            keys_of=self.naipes.listing.listing_keys,
+            budget=None,
+        )
+        if self.naipes.scheduler is None:
+            return 0
+        armed = 0
+        for raw in self.naipes.redis.sscan_iter(RUNNING_TIMED, count=500):
+            game_id = raw.decode()
+            try:
+                table = self.naipes.tables.table(game_id, fresh=True)
+            except ProblemError:
+                self.naipes.redis.srem(RUNNING_TIMED, game_id)
+                continue
+            if facts.finished(table):
+                self.naipes.listing.index(game_id, table)  # finished while its summary said active: listed as finished
+            elif table["clock"]:
+                self.naipes.scheduler({}, table, game_id)
+                armed += 1
+        return armed

@@ -1,0 +1,163 @@
+"""Games come into being: creation (and a retried creation), seat tokens, a newcomer joining."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import TYPE_CHECKING
+
+from domain import registry
+from domain import table as tables
+from domain.base import RuleViolation
+from events.envelope import GENESIS, now_iso, seal_batch
+from events.store import VersionConflict
+from service.core import catalogue, facts, ids
+from service.core.appending import MAX_RETRIES
+from service.core.errors import ProblemError, rule_problem
+from service.core.identity import token_hash
+
+if TYPE_CHECKING:
+    from service.core.naipes import Naipes
+
+log = logging.getLogger("naipes.games")
+
+
+class Games:
+    """Creates games and hands out their seats' tokens."""
+
+    def __init__(self, naipes: Naipes):
+        self.naipes = naipes
+
+    def create_game(
+        self,
+        game_type: str,
+        players: list[str],
+        options: dict | None = None,
+        *,
+        seed: int | None = None,
+        deal_seed: str | None = None,
+        game_id: str | None = None,
+        owner: str | None = None,
+        tournament: str | None = None,
+    ) -> dict:
+        """Create and start a game.  Games created with the same ``deal_seed``
+        are dealt the same cards, deal by deal (duplicate play); the secret is
+        kept in a private part of ``GameCreated`` that no seat receives.
+
+        ``game_id``: the id to use, reserved by the caller beforehand (a
+        tournament table).  If a game of that id exists already, an earlier
+        attempt created it and its answer (the seat tokens, stored only
+        hashed) was lost: the seats get new tokens and the game is returned,
+        so that a retried creation never makes a second game.
+
+        ``owner``: the key id that sees the whole game (see
+        :mod:`service.core.sight`).  ``tournament``: the tournament whose table
+        this is; its seats' tokens are derived from the service secret, so
+        the tournament's owner can be shown them again and no copy is
+        stored."""
+        if game_id is not None and not ids.is_game_id(game_id):
+            raise ProblemError(422, "Bad game id", ids.describe_game_id(), "bad-game-id")
+        if game_id is not None and self.naipes.store.exists(game_id):
+            return self.reissue(game_id)
+        try:
+            module = registry.get(game_type)
+        except registry.UnknownGame:
+            known = ", ".join(registry.GAME_MODULES)
+            raise ProblemError(
+                422, "Unknown game type", f"'{game_type}' is not a game type (known: {known})", "unknown-game"
+            ) from None
+        if not (module.MIN_PLAYERS <= len(players) <= module.MAX_PLAYERS):
+            raise ProblemError(
+                422,
+                "Wrong number of players",
+                f"{module.TITLE} takes {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players, got {len(players)}",
+                "player-count",
+            )
+        opts = catalogue.validate_options(game_type, options or {})
+        given = game_id is not None
+        game_id = game_id or secrets.token_hex(8)
+        created = tables.created_event(game_type, list(players), opts, module.RULES_VERSION)
+        if deal_seed is not None:
+            created["private"] = {"setup": {"deal_seed": str(deal_seed)}}
+        table = tables.evolve(None, {**created, "version": 1, "hash": "", "time": now_iso(), "actor": "integrator"})
+        try:
+            start = module.decide(
+                table["state"], {"type": "start", "seat": None, "seed": seed if seed is not None else facts.seed(table)}
+            )
+        except RuleViolation as exc:  # e.g. options that do not fit the player count
+            raise ProblemError(422, "Game cannot start", exc.detail, "cannot-start", rule=exc.rule) from None
+        stamp = now_iso()
+        envs = seal_batch(
+            game_id,
+            0,
+            GENESIS,
+            [dict(created, actor="integrator")],
+            actor="integrator",
+            time=stamp,
+            rules=module.RULES_VERSION,
+        )
+        table = tables.fold(envs)
+        more, table = self.naipes.appender.append_events(game_id, table, start, actor="system", stamp=stamp)
+        envs += more
+        envs, table = self.naipes.appender.settle(game_id, envs, table, stamp)
+        self.naipes.visibility.write_meta(game_id, owner=owner, tournament=tournament)
+        seats = self.new_tokens(game_id, list(players), replace=given)
+        try:
+            self.naipes.appender.commit(game_id, None, table, envs)
+        except VersionConflict:
+            if not given:
+                raise
+            return self.reissue(game_id)  # created meanwhile by another attempt with this id
+        self.naipes.listing.index(game_id, table, created=True)
+        return {"id": game_id, "game": game_type, "version": table["version"], "seats": seats}
+
+    def tournament_seat_token(self, game_id: str, seat: int) -> str:
+        """The seat token of a tournament table, derived from the service secret (never stored)."""
+        return "st_" + self.naipes.secret.token("tournament-seat", game_id, seat)
+
+    def new_tokens(self, game_id: str, players: list[str], *, replace: bool) -> list[dict]:
+        """A fresh token for every seat, stored hashed (``replace``: the game's earlier ones stop working).
+        A tournament table's tokens are derived from the service secret instead of drawn."""
+        if self.naipes.visibility.meta(game_id).get("tournament"):
+            tokens = [self.tournament_seat_token(game_id, i) for i in range(len(players))]
+        else:
+            tokens = [f"st_{secrets.token_urlsafe(24)}" for _ in players]
+        self.naipes.store.set_tokens(game_id, {token_hash(t): i for i, t in enumerate(tokens)}, replace=replace)
+        if replace:
+            self.naipes.identity.forget(game_id)
+        return [{"seat": i, "player": p, "token": t} for i, (p, t) in enumerate(zip(players, tokens))]
+
+    def reissue(self, game_id: str) -> dict:
+        """New seat tokens for an existing game (whose first ones were never handed out)."""
+        table = self.naipes.tables.table(game_id, fresh=True)
+        seats = self.new_tokens(game_id, facts.players(table), replace=True)
+        self.naipes.listing.index(game_id, table, created=True)
+        return {"id": game_id, "game": table["game"], "version": table["version"], "seats": seats}
+
+    def join(self, game_id: str, player: str) -> dict:
+        """A newcomer joins a running game (where its rules allow); returns its seat token once."""
+        for _ in range(MAX_RETRIES):
+            table = self.naipes.tables.table(game_id, fresh=True)
+            self.naipes.moves.check_open(table)
+            module = registry.get(table["game"])
+            try:
+                decided = module.decide(
+                    table["state"], {"type": "join", "seat": None, "player": player, "seed": facts.seed(table)}
+                )
+            except RuleViolation as exc:
+                raise rule_problem(exc) from None
+            stamp = now_iso()
+            envs, new_table = self.naipes.appender.append_events(
+                game_id, table, decided, actor="integrator", stamp=stamp
+            )
+            envs, new_table = self.naipes.appender.settle(game_id, envs, new_table, stamp)
+            seat = len(facts.players(new_table)) - 1
+            token = f"st_{secrets.token_urlsafe(24)}"
+            try:
+                self.naipes.appender.commit(game_id, table, new_table, envs)
+            except VersionConflict:
+                continue
+            self.naipes.store.set_tokens(game_id, {token_hash(token): seat})
+            self.naipes.listing.index(game_id, new_table)
+            return {"version": new_table["version"], "seat": seat, "player": player, "token": token}
+        raise ProblemError(409, "Too much contention", "the game kept changing; try again", "contention")

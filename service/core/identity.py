@@ -1,0 +1,146 @@
+"""Who is asking: integrator keys, seat tokens, or nobody (a spectator)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from cachetools import LRUCache
+
+from domain.base import REVIEWER, SPECTATOR
+from service.core.errors import ProblemError, not_found
+
+if TYPE_CHECKING:
+    from service.core.naipes import Naipes
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who is asking: a seat of one game, a spectator or an integrator (reviewer)."""
+
+    kind: str  # "seat" | "spectator" | "integrator"
+    seat: int | None = None
+    key_id: str | None = None
+    scopes: frozenset = frozenset()
+
+    @property
+    def domain_viewer(self) -> int | str:
+        if self.kind == "seat":
+            return self.seat  # type: ignore[return-value]
+        return REVIEWER if self.sees_all else SPECTATOR
+
+    @property
+    def sees_all(self) -> bool:
+        """Whether the credential sees every card of every game (review or admin scope).
+
+        What a caller sees of one game is decided by :meth:`Naipes.sight`;
+        the key that owns a game (or its tournament) sees all of it too."""
+        return self.kind == "integrator" and bool({"review", "admin"} & self.scopes)
+
+
+SPECTATOR_VIEWER = Viewer("spectator")
+
+
+log = logging.getLogger("naipes.identity")
+
+
+class Identity:
+    """Resolves a bearer credential into a :class:`Viewer`: an integrator key (with its scopes), a
+    seat token of one game, or nothing."""
+
+    def __init__(self, naipes: Naipes):
+        self.naipes = naipes
+        self._auth: LRUCache = LRUCache(maxsize=naipes.cache_size)  # game id -> {token hash: seat}
+        self._lock = threading.Lock()
+
+    def integrator(self, key: str | None) -> Viewer | None:
+        rec = self.naipes.keys.lookup(key)
+        if rec is None:
+            return None
+        return Viewer("integrator", key_id=rec.id, scopes=rec.scopes)
+
+    def require(self, credential: str | None, scope: str, *alternatives: str) -> Viewer:
+        """An integrator key holding ``scope`` (or one of ``alternatives``), or a 401/403 problem."""
+        if not credential:
+            raise ProblemError(
+                401, "Integrator key required", "this operation needs an integrator key as bearer token", "unauthorized"
+            )
+        viewer = self.integrator(credential)
+        if viewer is None:
+            raise ProblemError(
+                401,
+                "Unknown credential",
+                "the bearer token is not a live integrator key (a seat token is not one)",
+                "unauthorized",
+            )
+        if not viewer.scopes & {scope, *alternatives}:
+            named = " or ".join(f"'{s}'" for s in (scope, *alternatives))
+            raise ProblemError(
+                403,
+                "Scope missing",
+                f"this key lacks the {named} scope",
+                "scope-missing",
+                scope=scope,
+                scopes=[scope, *alternatives],
+            )
+        return viewer
+
+    def seat_for_token(self, game_id: str, token: str) -> int | None:
+        h = token_hash(token)
+        with self._lock:
+            tokens = self._auth.get(game_id)
+        if tokens is None or h not in tokens:
+            tokens = self.naipes.store.tokens(game_id)
+            with self._lock:
+                self._auth[game_id] = tokens
+        return tokens.get(h)
+
+    def forget(self, game_id: str) -> None:
+        """Drop the cached seat tokens of a game (they were replaced)."""
+        with self._lock:
+            self._auth.pop(game_id, None)
+
+    def viewer(self, game_id: str | None, credential: str | None, *, seat_only: bool = False) -> Viewer:
+        """Resolve a bearer credential: integrator key, seat token, or nothing.
+
+        ``seat_only``: the operation is a seat's (a move, its legal moves): no credential is a 401
+        and an integrator key a 403.  A credential that is no key, sent to a game that does not
+        exist, is answered 404 (as a seat token of that game would be)."""
+        if not credential:
+            if seat_only:
+                raise ProblemError(
+                    401,
+                    "Seat token required",
+                    "this operation is a seat's: send the seat's token as bearer token",
+                    "unauthorized",
+                )
+            return SPECTATOR_VIEWER
+        found = self.integrator(credential)
+        if found:
+            if seat_only:
+                raise ProblemError(
+                    403,
+                    "Seat token required",
+                    "this operation is a seat's: send the seat's token (an integrator key acts for no seat)",
+                    "seat-required",
+                )
+            return found
+        if game_id is not None:
+            seat = self.seat_for_token(game_id, credential)
+            if seat is not None:
+                return Viewer("seat", seat=seat)
+            if not self.naipes.store.exists(game_id):
+                raise not_found(game_id)
+        raise ProblemError(
+            401,
+            "Unknown credential",
+            "the bearer token is neither an integrator key nor a seat token of this game",
+            "unauthorized",
+        )

@@ -1,0 +1,220 @@
+"""The listing of games: summaries and per-filter sorted sets, kept as games are created, joined,
+finished or imported; a page at a time (see :mod:`service.core.pages`)."""
+
+from __future__ import annotations
+
+import logging
+import time as _time
+from typing import TYPE_CHECKING
+
+from domain import table as tables
+from events.envelope import dumps, loads
+from events.store import key
+from service.core import facts, pages
+from service.core.errors import ProblemError
+from service.core.identity import Viewer
+
+if TYPE_CHECKING:
+    from service.core.naipes import Naipes
+
+INDEX = "naipes:games"  # sorted set: game id by the time it was first listed (ms); every game
+INDEX_INFO = "naipes:games:info"  # hash: game id -> JSON summary
+RUNNING_TIMED = "naipes:games:timed"  # set: the timed games not finished (whose deadlines the workers watch)
+# sorted sets with INDEX's scores, one per filter of the listing: <BY>:type:<t>, <BY>:status:<s>,
+# <BY>:type:<t>:status:<s>; <BY>:ready says they hold every game of INDEX_INFO (see Naipes.list_games)
+LISTED_BY = "naipes:games:by"
+# sorted set: running timed game -> when the workers' reconcile pass looks at it: the time of its last
+# append until its deadlines are scheduled, then its earliest deadline (see service.core.timers.reconcile)
+DUE = "naipes:games:due"
+
+log = logging.getLogger("naipes.listing")
+
+
+class Listing:
+    """Lists games and keeps their place in the listing."""
+
+    def __init__(self, naipes: Naipes):
+        self.naipes = naipes
+
+    # A game's summary in INDEX_INFO (its type, status, players...) and its
+    # place in the sorted sets of the listing change when the game is
+    # created, joined, finished, reissued or imported: not at every move.  A
+    # page reads the version and the time of each of its games' latest event
+    # from the games themselves (one XREVRANGE each, in the page's one
+    # pipeline), so the listing shows them current at no cost to moves.
+    STATUSES = ("active", "finished")
+
+    LISTING_BACKFILL = 20_000  # summaries a listing request indexes while the store's sets are being filled
+
+    @staticmethod
+    def listing_key(game_type: str | None, status: str | None) -> str:
+        """The sorted set of the listing with these filters."""
+        if game_type and status:
+            return f"{LISTED_BY}:type:{game_type}:status:{status}"
+        if game_type:
+            return f"{LISTED_BY}:type:{game_type}"
+        if status:
+            return f"{LISTED_BY}:status:{status}"
+        return INDEX
+
+    @classmethod
+    def listing_keys(cls, info: dict) -> list[str]:
+        """Every filtered set a summary belongs to (INDEX holds them all)."""
+        return [
+            cls.listing_key(info["game"], None),
+            cls.listing_key(None, info["status"]),
+            cls.listing_key(info["game"], info["status"]),
+        ]
+
+    @classmethod
+    def unlisted_keys(cls, info: dict) -> list[str]:
+        """The sets of the other statuses, which a summary leaves."""
+        return [
+            k
+            for s in cls.STATUSES
+            if s != info["status"]
+            for k in (cls.listing_key(None, s), cls.listing_key(info["game"], s))
+        ]
+
+    # writes a summary unless the one stored is of a later version (an _index racing a later one)
+    _PUT_SUMMARY = """
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if current and ARGV[4] ~= '1' then
+  local ok, decoded = pcall(cjson.decode, current)
+  if ok and type(decoded) == 'table' and tonumber(decoded['version'] or 0) > tonumber(ARGV[2]) then return 0 end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+"""
+
+    def index(self, game_id: str, table: dict, created: bool = False) -> None:
+        """List a game, or move it in the listing (its status changed).  ``created``:
+        a new game (or one made again under its id): its summary replaces any stored."""
+        ctx = self.naipes.visibility.context(game_id)
+        info = {
+            "id": game_id,
+            "game": table["game"],
+            "status": "finished" if facts.finished(table) else "active",
+            "created_at": table["created_at"],
+            "updated_at": table["updated_at"],
+            "version": table["version"],
+            "players": facts.players(table),
+            "timed": tables.timed(table),
+            "provenance": "imported" if ctx.origin else "native",
+            "tournament": ctx.tournament,
+        }
+        running_timed = info["timed"] and info["status"] == "active"
+        pipe = self.naipes.redis.pipeline(transaction=False)
+        pipe.zadd(INDEX, {game_id: pages.now_ms()}, nx=True)  # a game keeps the place it was first listed at
+        pipe.zscore(INDEX, game_id)
+        if running_timed:
+            pipe.sadd(RUNNING_TIMED, game_id)
+            # an imported game's deadlines were never scheduled: the reconcile pass looks at it now
+            pipe.zadd(DUE, {game_id: _time.time()}, nx=True)
+        else:
+            pipe.srem(RUNNING_TIMED, game_id)
+            pipe.zrem(DUE, game_id)
+        score = pipe.execute()[1]
+        put = self.__dict__.get("_put_summary") or self.__dict__.setdefault(
+            "_put_summary", self.naipes.redis.register_script(self._PUT_SUMMARY)
+        )
+        if not put(keys=[INDEX_INFO], args=[game_id, table["version"], dumps(info), "1" if created else "0"]):
+            return  # a later version's summary is stored, and listed where it belongs
+        pipe = self.naipes.redis.pipeline(transaction=False)
+        for k in self.listing_keys(info):
+            pipe.zadd(k, {game_id: int(score)})
+        for k in self.unlisted_keys(info):
+            pipe.zrem(k, game_id)
+        pipe.execute()
+
+    def list_games(
+        self,
+        game_type: str | None = None,
+        status: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        cursor: str | None = None,
+        viewer: Viewer | None = None,
+    ) -> dict:
+        """Games newest first, ``limit`` at a time, from the sorted set of the
+        filters given (its cost does not grow with the store): after ``cursor``
+        (a page's ``next_cursor``), else from ``offset``.  Each game shows its
+        current version and the time of its latest event, as ``viewer`` may
+        see them (None: the operator, who sees every game whole)."""
+        if cursor is not None and offset:
+            raise ProblemError(422, "Bad page", "give cursor or offset, not both", "bad-page")
+        if pages.backfill(
+            self.naipes.redis,
+            ready=f"{LISTED_BY}:ready",
+            info=INDEX_INFO,
+            every=INDEX,
+            keys_of=self.listing_keys,
+            budget=self.LISTING_BACKFILL,
+        ):
+            listed = self.listing_key(game_type, status)
+        else:  # sets not filled yet (a store written before them): every game, filtered as read
+            listed = INDEX
+
+        def load(ids: list[str], scores: list[int]) -> list[dict | None]:
+            return self._listing_rows(ids, scores, listed, game_type, status, viewer)
+
+        try:
+            found = pages.page(self.naipes.redis, listed, limit=limit, offset=offset, cursor=cursor, load=load)
+        except pages.BadCursor as exc:
+            raise ProblemError(422, "Bad cursor", str(exc), "bad-cursor") from None
+        return {"total": found["total"], "games": found["rows"], "next_cursor": found["next_cursor"]}
+
+    SUMMARY_FIELDS = ("id", "game", "status", "created_at", "updated_at", "version", "players", "timed", "provenance")
+
+    def _listing_rows(
+        self,
+        ids: list[str],
+        scores: list[int],
+        listed: str,
+        game_type: str | None,
+        status: str | None,
+        viewer: Viewer | None,
+    ) -> list[dict | None]:
+        """The rows of a page's games (None: not in this listing), with their
+        current version and time; a game found in a set its status has left
+        is moved to where it belongs."""
+        pipe = self.naipes.redis.pipeline(transaction=False)
+        pipe.hmget(INDEX_INFO, ids)
+        for gid in ids:
+            pipe.xrevrange(key(gid, "events"), count=1)
+        infos, *tails = pipe.execute()
+        rows: list[dict | None] = []
+        repair = self.naipes.redis.pipeline(transaction=False)
+        for gid, score, raw, tail in zip(ids, scores, infos, tails):
+            info = loads(raw) if raw else None
+            if info is None or not tail:  # not a game of this store (any more)
+                rows.append(None)
+                continue
+            if (game_type and info["game"] != game_type) or (status and info["status"] != status):
+                if listed != INDEX:  # listed under a status it has left: listed again where it belongs
+                    repair.zrem(listed, gid)
+                    for k in self.listing_keys(info):
+                        repair.zadd(k, {gid: score})
+                rows.append(None)
+                continue
+            last = loads(tail[0][1][b"e"])
+            row = {k: info[k] for k in self.SUMMARY_FIELDS if k in info}
+            row["version"], row["updated_at"] = last["version"], last["time"]
+            # a tournament's table (a summary written before tables were named: maybe one) may be held back
+            if viewer is not None and info.get("tournament", True):
+                row = self._listing_sight(gid, row, viewer)
+            rows.append(row)
+        if len(repair):
+            repair.execute()
+        return rows
+
+    def _listing_sight(self, game_id: str, row: dict, viewer: Viewer) -> dict:
+        """A table of a duplicate round shows what its view shows the caller:
+        held at the round's public horizon (see :mod:`service.core.sight`)."""
+        if viewer.sees_all or not self.naipes.visibility.context(game_id).duplicate:
+            return row
+        seen = self.naipes.visibility.sight(game_id, viewer)
+        if seen.full or seen.horizon is None or row["version"] <= seen.horizon:
+            return row
+        at = self.naipes.store.read(game_id, seen.horizon - 1, seen.horizon)
+        return {**row, "version": seen.horizon, "updated_at": at[0]["time"] if at else row["created_at"]}

@@ -1,0 +1,131 @@
+"""A seat's move: checked against the legal moves, decided by the game, appended once
+(idempotency keys, If-Match, retried on a concurrent append)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from typing import TYPE_CHECKING
+
+from domain import registry
+from domain.base import RuleViolation
+from events.envelope import dumps, loads, now_iso
+from events.store import VersionConflict
+from service.core import facts
+from service.core import sight as sights
+from service.core.appending import MAX_RETRIES
+from service.core.errors import ProblemError, rule_problem
+from service.core.identity import Viewer
+
+if TYPE_CHECKING:
+    from service.core.naipes import Naipes
+
+log = logging.getLogger("naipes.moves")
+
+
+class Moves:
+    """Decides and appends seats' moves."""
+
+    def __init__(self, naipes: Naipes):
+        self.naipes = naipes
+
+    def move(
+        self,
+        game_id: str,
+        seat: int,
+        move: dict,
+        *,
+        if_match: int | None = None,
+        idempotency_key: str | None = None,
+        actor: str | None = None,
+    ) -> dict:
+        """Decide and append one seat's move; returns ``{"version", "events"}``."""
+        idem = f"{seat}:{idempotency_key}" if idempotency_key else None
+        fingerprint = hashlib.sha256(dumps(move)).hexdigest() if idem else None
+        if idem:
+            prior = self.naipes.store.remember_response(game_id, idem)
+            if prior is not None:
+                return self._replayed(prior, fingerprint)
+        table = self.naipes.tables.table(game_id, trust_cache=True)
+        for attempt in range(MAX_RETRIES):
+            if if_match is not None and table["version"] != if_match:
+                if attempt == 0:
+                    table = self.naipes.tables.table(game_id, fresh=True)
+                if table["version"] != if_match:
+                    raise ProblemError(
+                        412,
+                        "Version mismatch",
+                        f"If-Match names version {if_match} but the game is at version {table['version']}",
+                        "version-mismatch",
+                        current_version=table["version"],
+                    )
+            self.check_open(table)
+            module = registry.get(table["game"])
+            if attempt == 0:
+                facts.check_fields(module.legal_moves(table["state"], seat), move)
+            command = {**move, "seat": seat, "seed": facts.seed(table)}
+            try:
+                decided = module.decide(table["state"], command)
+            except RuleViolation as exc:
+                if attempt == 0 and not self._is_fresh(game_id, table):
+                    table = self.naipes.tables.table(game_id, fresh=True)
+                    continue
+                raise rule_problem(exc, acting=seat in facts.to_act(table)) from None
+            stamp = now_iso()
+            envs, new_table = self.naipes.appender.append_events(
+                game_id, table, decided, actor=actor or f"seat:{seat}", stamp=stamp
+            )
+            envs, new_table = self.naipes.appender.settle(game_id, envs, new_table, stamp)
+            seen = self.naipes.visibility.sight(game_id, Viewer("seat", seat=seat), new_table)
+            response = {
+                "version": new_table["version"],
+                "events": [e for e in (sights.envelope_for(env, seen) for env in envs) if e is not None],
+                "to_act": facts.to_act(new_table),
+                "finished": facts.finished(new_table),
+            }
+            try:
+                result = self.naipes.appender.commit(
+                    game_id,
+                    table,
+                    new_table,
+                    envs,
+                    idempotency_key=idem,
+                    response=dumps({"fingerprint": fingerprint, "response": response}) if idem else None,
+                )
+            except VersionConflict:
+                if if_match is not None:
+                    raise ProblemError(
+                        412,
+                        "Version mismatch",
+                        f"the game moved past version {if_match} before this move was applied",
+                        "version-mismatch",
+                    ) from None
+                table = self.naipes.tables.table(game_id, fresh=True)
+                continue
+            if result is not None:
+                return self._replayed(result, fingerprint)
+            return response
+        raise ProblemError(409, "Too much contention", "the game kept changing; try again", "contention")
+
+    def _is_fresh(self, game_id: str, table: dict) -> bool:
+        version, _ = self.naipes.store.head(game_id)
+        return version == table["version"]
+
+    @staticmethod
+    def _replayed(raw: bytes, fingerprint: str | None) -> dict:
+        stored = loads(raw)
+        if fingerprint is not None and stored.get("fingerprint") not in (None, fingerprint):
+            raise ProblemError(
+                422,
+                "Idempotency key reused",
+                "this Idempotency-Key was used before with a different move",
+                "idempotency-key-reused",
+            )
+        return {**stored["response"], "replayed": True}
+
+    @staticmethod
+    def check_open(table: dict) -> None:
+        if table.get("frozen"):
+            raise ProblemError(409, "Game frozen", "a reviewer has frozen this game; moves are refused", "game-frozen")
+        if facts.finished(table):
+            raise ProblemError(409, "Game over", "the game is finished; no more moves", "game-finished")

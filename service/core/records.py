@@ -1,0 +1,277 @@
+"""A game's records: reviewers' events (freeze, note, adjudication), export, import and audit."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from domain import registry
+from domain import table as tables
+from events.envelope import dumps, now_iso
+from events.store import VersionConflict
+from service.core import catalogue, facts, ids
+from service.core.appending import MAX_RETRIES
+from service.core.errors import ProblemError, not_found
+from service.core.identity import Viewer
+from service.core.verify import EXPORT_FORMAT, verify_export
+
+if TYPE_CHECKING:
+    from service.core.naipes import Naipes
+
+log = logging.getLogger("naipes.records")
+
+MAX_IMPORT_EVENTS = 200_000
+
+
+class Records:
+    """Review, export, import and audit."""
+
+    def __init__(self, naipes: Naipes):
+        self.naipes = naipes
+
+    def review(self, game_id: str, viewer: Viewer, kind: str, data: dict) -> dict:
+        """Append a reviewer's event: ``freeze``, ``note`` or ``adjudicate``.
+
+        Nothing is edited: the log only grows.  The event names the key that
+        made it (``actor``) and carries the reason.
+        """
+        actor = f"reviewer:{viewer.key_id}"
+        for _ in range(MAX_RETRIES):
+            table = self.naipes.tables.table(game_id, fresh=True)
+            self._check_review(table, kind, data)
+            event = self._review_event(table, kind, data)
+            stamp = now_iso()
+            # a ruling that ends the game mid-hand ends its deal: revealed in the same append
+            envs, new_table = self.naipes.appender.append_events(game_id, table, [event], actor=actor, stamp=stamp)
+            try:
+                self.naipes.appender.commit(game_id, table, new_table, envs)
+            except VersionConflict:
+                continue
+            return {
+                "version": new_table["version"],
+                "event": envs[0],
+                "frozen": new_table["frozen"],
+                "result": tables.ranked(new_table, tables.outcome(new_table)),
+            }
+        raise ProblemError(409, "Too much contention", "the game kept changing; try again", "contention")
+
+    @staticmethod
+    def _check_review(table: dict, kind: str, data: dict) -> None:
+        if (
+            kind == "adjudicate"
+            and data.get("action") == "correct_score"
+            and len((table.get("adjudication") or {}).get("corrections") or ()) >= tables.MAX_CORRECTIONS
+        ):
+            raise ProblemError(
+                409,
+                "Too many corrections",
+                f"a game takes at most {tables.MAX_CORRECTIONS} score corrections; award the corrected scores instead",
+                "too-many-corrections",
+            )
+
+    @staticmethod
+    def _review_event(table: dict, kind: str, data: dict) -> dict:
+        reason = data.get("reason") or ""
+        n = len(facts.players(table))
+        if kind == "freeze":
+            if table.get("frozen"):
+                raise ProblemError(409, "Already frozen", "the game is already frozen", "already-frozen")
+            return {"type": tables.GAME_FROZEN, "data": {"reason": reason}}
+        if kind == "note":
+            at = data.get("version", table["version"])
+            if not (1 <= at <= table["version"]):
+                raise ProblemError(
+                    422, "No such version", f"version must be between 1 and {table['version']}", "bad-version"
+                )
+            return {"type": tables.NOTE_ADDED, "data": {"at_version": at, "text": data["text"]}}
+        action = data["action"]
+        body: dict[str, Any] = {"action": action, "reason": reason}
+        if action == "unfreeze":
+            if not table.get("frozen"):
+                raise ProblemError(409, "Not frozen", "the game is not frozen", "not-frozen")
+        elif action == "award":
+            scores = data.get("scores")
+            if not isinstance(scores, list) or len(scores) != n:
+                raise ProblemError(
+                    422, "Bad award", f"an award gives 'scores' for each of the {n} seats", "bad-adjudication"
+                )
+            ranking = sorted(range(n), key=lambda s: -scores[s])
+            best = max(scores)
+            body["result"] = {
+                "scores": scores,
+                "ranking": ranking,
+                "winners": [s for s in range(n) if scores[s] == best],
+            }
+        elif action == "correct_score":
+            deltas = data.get("deltas")
+            if not isinstance(deltas, list) or len(deltas) != n:
+                raise ProblemError(
+                    422, "Bad correction", f"a correction gives 'deltas' for each of the {n} seats", "bad-adjudication"
+                )
+            if tables.outcome(table) is None:
+                raise ProblemError(
+                    409,
+                    "No result yet",
+                    "scores can be corrected once the game has a result (award one, or wait for the end)",
+                    "no-result",
+                )
+            from math import isfinite
+
+            if not all(isfinite(a + b) for a, b in zip(tables.outcome(table)["scores"], deltas)):
+                raise ProblemError(
+                    422, "Bad correction", "the corrected scores must stay finite numbers", "bad-adjudication"
+                )
+            body["deltas"] = deltas
+        elif action == "void":
+            body["hand"] = data.get("hand")
+        return {"type": tables.ADJUDICATED, "data": body}
+
+    def export_lines(self, game_id: str):
+        """The whole log as JSON Lines: a header, then every envelope whole."""
+        table = self.naipes.tables.table(game_id, fresh=True)  # one version: the header and the lines agree on it
+        yield (
+            dumps(
+                {
+                    "format": EXPORT_FORMAT,
+                    "game_id": game_id,
+                    "game": table["game"],
+                    "rules_version": table["rules"],
+                    "version": table["version"],
+                    "head_hash": table["hash"],
+                    "outcome": tables.outcome(table),
+                    "exported_at": now_iso(),
+                }
+            )
+            + b"\n"
+        )
+        for env in self.naipes.store.iter_all(game_id, until=table["version"]):
+            yield dumps(env) + b"\n"
+
+    def import_lines(self, lines: list[bytes | str], viewer: Viewer | None = None) -> dict:
+        """Load an exported log into this store (the game must not exist here).
+
+        Checked before anything is written: the id and the creation (game
+        type, players, options) through the same validators as a game made
+        here; the chain, the commitments and the outcome
+        (:func:`service.core.verify.verify_export`).  Review events in the log
+        (freezes, notes, adjudications) were made elsewhere, by reviewers
+        this service does not know: only a key with the ``review`` scope may
+        bring them in, and the game shows it was imported (its provenance),
+        with every review entry of its audit marked as imported.  The
+        importing key owns the game; seats get fresh tokens.  See
+        docs/review.md.
+        """
+        rows = [line for line in lines if line and line.strip()]
+        if len(rows) - 1 > MAX_IMPORT_EVENTS:
+            raise ProblemError(
+                413, "Export too large", f"an import holds at most {MAX_IMPORT_EVENTS} events", "payload-too-large"
+            )
+        report = verify_export(rows)
+        header, envs = report["header"], report["events"]
+        if isinstance(header, dict) and "game_id" in header and not ids.is_game_id(header["game_id"]):
+            raise ProblemError(
+                422, "Bad game id", f"the export's game_id is not a valid id: {ids.describe_game_id()}", "bad-game-id"
+            )
+        if not report["ok"]:
+            raise ProblemError(
+                422, "Export does not verify", report["problems"][0], "bad-export", problems=report["problems"][:20]
+            )
+        self._check_creation(envs[0])
+        review = [e["version"] for e in envs if e["type"] in tables.REVIEW_EVENTS]
+        if review and (viewer is None or "review" not in viewer.scopes):
+            raise ProblemError(
+                403,
+                "Review events need the review scope",
+                f"the log holds review events (versions {', '.join(map(str, review[:10]))}); "
+                "importing them needs a key with the 'review' scope",
+                "review-authority",
+            )
+        game_id = header["game_id"]
+        if self.naipes.store.exists(game_id):
+            raise ProblemError(409, "Game exists", f"game '{game_id}' is already in this store", "game-exists")
+        table = tables.fold(envs)
+        origin = {
+            "imported_at": now_iso(),
+            "imported_by": viewer.key_id if viewer else None,
+            "imported_version": table["version"],
+            "source_head_hash": table["hash"],
+            "exported_at": header.get("exported_at") if isinstance(header.get("exported_at"), str) else None,
+            "review_events": len(review),
+        }
+        self.naipes.visibility.write_meta(game_id, owner=viewer.key_id if viewer else None, origin=origin)
+        try:
+            self.naipes.store.append(game_id, 0, envs, snapshot=dumps(table))
+        except VersionConflict:
+            raise ProblemError(
+                409, "Game exists", f"game '{game_id}' is already in this store", "game-exists"
+            ) from None
+        seats = self.naipes.games.new_tokens(game_id, facts.players(table), replace=False)
+        self.naipes.tables.remember(game_id, table)
+        self.naipes.listing.index(game_id, table, created=True)
+        return {
+            "id": game_id,
+            "game": table["game"],
+            "version": table["version"],
+            "seats": seats,
+            "provenance": self.naipes.visibility.provenance(game_id),
+        }
+
+    def _check_creation(self, first: dict) -> None:
+        """An imported game's creation passes the checks a game made here passes."""
+        data = first.get("data") or {}
+        if first.get("type") != tables.GAME_CREATED or first.get("version") != 1:
+            raise ProblemError(422, "Export does not verify", "the log does not start with GameCreated", "bad-export")
+        game_type, players = data.get("game"), data.get("players")
+        try:
+            module = registry.get(game_type)
+        except (registry.UnknownGame, TypeError):
+            raise ProblemError(
+                422, "Unknown game type", "the export's game type is not one this service hosts", "unknown-game"
+            ) from None
+        if not isinstance(players, list) or not all(
+            isinstance(p, str) and 1 <= len(p) <= 64 and p.isprintable() for p in players
+        ):
+            raise ProblemError(
+                422, "Bad players", "players must be names of 1 to 64 printable characters", "invalid-players"
+            )
+        if not (module.MIN_PLAYERS <= len(players) <= module.MAX_PLAYERS):
+            raise ProblemError(
+                422,
+                "Wrong number of players",
+                f"{module.TITLE} takes {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players, "
+                f"the export has {len(players)}",
+                "player-count",
+            )
+        options = data.get("options")
+        if not isinstance(options, dict):
+            raise ProblemError(422, "Invalid options", "options: not an object", "invalid-options")
+        catalogue.validate_options(game_type, options)
+
+    def audit(self, game_id: str) -> dict:
+        envs, head_version, head_hash, check = self.naipes.store.checked_log(game_id)
+        if not envs:
+            raise not_found(game_id)
+        provenance = self.naipes.visibility.provenance(game_id)
+        imported_until = provenance.get("imported_version", 0)
+        review = [
+            {
+                "version": e["version"],
+                "time": e["time"],
+                "actor": e["actor"],
+                "type": e["type"],
+                **{k: v for k, v in e["data"].items() if k in ("action", "reason", "text", "at_version")},
+                # a review entry written elsewhere and imported is the exporter's word, not this service's
+                "authority": "imported" if e["version"] <= imported_until else "this service",
+            }
+            for e in envs
+            if e["type"] in tables.REVIEW_EVENTS
+        ]
+        return {
+            "id": game_id,
+            "version": head_version,
+            "head_hash": head_hash,
+            "chain": check,
+            "provenance": provenance,
+            "review": review,
+            "events": envs,
+        }

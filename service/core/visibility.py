@@ -1,0 +1,132 @@
+"""What the one decision of who sees what (:mod:`service.core.sight`) is given: a game's context
+(owner, tournament, duplicate peers, origin), read from the store and cached."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import TYPE_CHECKING
+
+from cachetools import LRUCache, TTLCache
+
+from events.envelope import dumps, loads
+from events.store import key
+from service.core import facts
+from service.core import sight as sights
+from service.core.errors import ProblemError, not_found
+from service.core.identity import Viewer
+from service.core.sight import GameContext, Sight
+
+if TYPE_CHECKING:
+    from service.core.naipes import Naipes
+
+log = logging.getLogger("naipes.visibility")
+
+
+class Visibility:
+    """Applies :func:`service.core.sight.decide` to a caller and a game."""
+
+    def __init__(self, naipes: Naipes):
+        self.naipes = naipes
+        self._contexts: LRUCache = LRUCache(maxsize=naipes.cache_size)
+        self._peer_counts: TTLCache = TTLCache(maxsize=naipes.cache_size, ttl=1.0)
+        self._lock = threading.Lock()
+
+    def meta(self, game_id: str) -> dict:
+        raw = {k.decode(): v.decode() for k, v in self.naipes.redis.hgetall(key(game_id, "meta")).items()}
+        if "origin" in raw:
+            raw["origin"] = loads(raw["origin"])
+        return raw
+
+    def write_meta(
+        self, game_id: str, *, owner: str | None = None, tournament: str | None = None, origin: dict | None = None
+    ) -> None:
+        """What a game's log does not say about it: who owns it, its tournament, where it came from."""
+        meta = {"owner": owner, "tournament": tournament, "origin": dumps(origin).decode() if origin else None}
+        meta = {k: v for k, v in meta.items() if v is not None}
+        if meta:
+            self.naipes.redis.hset(key(game_id, "meta"), mapping=meta)
+        with self._lock:
+            self._contexts.pop(game_id, None)
+
+    def context(self, game_id: str) -> GameContext:
+        """Who owns a game, its tournament, and the tables dealt the same cards (cached once complete)."""
+        with self._lock:
+            ctx = self._contexts.get(game_id)
+        if ctx is not None:
+            return ctx
+        meta = self.meta(game_id)
+        extra = (self.naipes.tournament_context(game_id) if self.naipes.tournament_context is not None else None) or {}
+        ctx = GameContext(
+            owner=meta.get("owner"),
+            tournament=extra.get("id") or meta.get("tournament"),
+            tournament_owner=extra.get("owner"),
+            peers=tuple(extra.get("peers", ())),
+            duplicate=bool(extra.get("duplicate")),
+            round_tables=int(extra.get("tables", 1)),
+            origin=meta.get("origin"),
+        )
+        if extra.get("complete", True):
+            with self._lock:
+                self._contexts[game_id] = ctx
+        return ctx
+
+    def peers_finished(self, game_id: str, ctx: GameContext) -> list[int] | None:
+        """Deals finished at each other table of a duplicate round (a table not created yet: none).
+        Cached a second: a stale count is never higher than the true one, so it only delays a lift."""
+        if not ctx.duplicate:
+            return None
+        with self._lock:
+            cached = self._peer_counts.get(game_id)
+        if cached is not None:
+            return cached
+        counts = []
+        for peer in ctx.peers:
+            try:
+                counts.append(sights.deals_finished(self.naipes.tables.table(peer)))
+            except ProblemError:
+                counts.append(0)
+        counts += [0] * max(0, ctx.round_tables - 1 - len(ctx.peers))
+        with self._lock:
+            self._peer_counts[game_id] = counts
+        return counts
+
+    def sight(self, game_id: str, viewer: Viewer, table: dict | None = None) -> Sight:
+        """The one decision of what ``viewer`` may see of a game (see :mod:`service.core.sight`)."""
+        table = table or self.naipes.tables.table(game_id)
+        ctx = self.context(game_id)
+        peers = self.peers_finished(game_id, ctx)
+        if peers is not None and "starts" not in table["deals"]:
+            table = self.naipes.tables.fold_from_zero(
+                game_id, table["version"]
+            )  # a table folded before deals kept their starts
+        return sights.decide(
+            viewer.kind,
+            viewer.seat,
+            viewer.key_id,
+            viewer.scopes,
+            ctx,
+            table,
+            finished=facts.finished(table),
+            peers_finished=peers,
+        )
+
+    def require_full_sight(self, game_id: str, viewer: Viewer) -> Sight:
+        """The whole log (audit, export): a review or admin key, or the key that owns the game or its tournament."""
+        if not self.naipes.store.exists(game_id):
+            raise not_found(game_id)
+        found = self.sight(game_id, viewer)
+        if not found.full:
+            raise ProblemError(
+                403,
+                "Not entitled",
+                "the whole log of a game is for keys with the 'review' scope "
+                "and for the key that owns the game or its tournament",
+                "not-entitled",
+            )
+        return found
+
+    def provenance(self, game_id: str) -> dict:
+        """Where a game's log was written: here, or elsewhere and imported (with who imported it)."""
+        origin = self.context(game_id).origin
+        return {"kind": "imported", **origin} if origin else {"kind": "native"}
