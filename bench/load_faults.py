@@ -96,7 +96,7 @@ class Service:
         logs = os.environ.get("NAIPES_LOAD_LOGS")  # a folder: each RQ worker's log (INFO) lands there
         if logs:
             Path(logs).mkdir(parents=True, exist_ok=True)
-            out = open(Path(logs) / f"worker-{time.time():.3f}.log", "wb")
+            out = open(Path(logs) / f"worker-{time.time():.3f}.log", "wb")  # the child keeps it
             env = {**self.env, "NAIPES_LOG_LEVEL": "INFO"}
         else:
             out, env = subprocess.DEVNULL, self.env

@@ -77,7 +77,7 @@ class Redact(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
-        except Exception:
+        except Exception:  # noqa: BLE001 - a malformed record is logging's to report
             return True
         clean = redact(message)
         if clean != message:
@@ -133,7 +133,7 @@ class Formatter(JsonFormatter):
     def format(self, record: logging.LogRecord) -> str:
         return redact(super().format(record))  # the message, an exception's text, every extra field
 
-    def formatTime(self, record, datefmt=None):
+    def formatTime(self, record, datefmt=None):  # logging's name
         from datetime import datetime
 
         return datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -161,7 +161,7 @@ class NaipesWorker(SimpleWorker):
                 self._reconcile()
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
                 pass  # Redis is away; the next pass tries again
-            except Exception:
+            except Exception:  # the thread must outlive any one failure
                 log.exception("could not reconcile the deadlines")
 
     def _reconcile(self) -> None:

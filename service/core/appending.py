@@ -127,12 +127,12 @@ class Appender:
         for listener in listeners:
             try:
                 listener(game_id, new)
-            except Exception:
+            except Exception:  # the move is stored; listeners catch up on their own
                 log.exception("a finished-game listener failed for game %s", game_id)
         if self.naipes.scheduler is not None:
             try:
                 self.naipes.scheduler(old or {}, new, game_id)
-            except Exception:
+            except Exception:  # the move is stored; a lost timer must not fail it
                 log.exception("could not schedule the deadlines of game %s at version %s", game_id, new["version"])
         return None
 

@@ -63,7 +63,7 @@ class Deadlines:
         for hook in self.naipes.on_timeout:
             try:
                 hook(game_id, table, seat)
-            except Exception:
+            except Exception:  # the timeout is stored
                 log.exception("a timeout hook failed for game %s", game_id)
         return True
 

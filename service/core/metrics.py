@@ -68,7 +68,7 @@ class QueueDepth:
                 waiting.add_metric([name], queue.count)
                 scheduled.add_metric([name], ScheduledJobRegistry(queue=queue).count)
             up.add_metric([], 1)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a scrape must answer even when Redis does not
             up.add_metric([], 0)
         yield waiting
         yield scheduled

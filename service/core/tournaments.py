@@ -202,7 +202,7 @@ class Tournaments:
         self._index(tid, T.fold(sealed), sealed, created=True)
         try:
             self.advance(tid)
-        except Exception:
+        except Exception:  # the tournament exists; a worker pairs it
             log.exception("could not pair the first round of %s at once; a worker will", tid)
             self.enqueue_advance(tid, "created")
         out = self.view(tid, viewer)
@@ -379,7 +379,7 @@ class Tournaments:
                 },
                 owner=state.get("owner"),
             )
-        except Exception:
+        except Exception:  # the correction is recorded; the standings route shows it
             log.exception("could not hand the correction of %s to webhooks", tid)
 
     def _game_for(self, tid: str, state: dict, rnd: dict, tb: dict, token: str) -> dict:
@@ -454,7 +454,7 @@ class Tournaments:
                     {"tournament": tid, "reason": state["finish_reason"], "standings": _standing_rows(state)},
                     owner=owner,
                 )
-        except Exception:
+        except Exception:  # the next advance announces again
             log.exception("could not hand the events of %s to webhooks", tid)
 
     # ------------------------------------------------------------ jobs

@@ -21,7 +21,7 @@ class Health(MethodView):
     def get(self):
         try:
             ok = bool(app_service().redis.ping())
-        except Exception:
+        except Exception:  # noqa: BLE001 - any Redis failure means unhealthy
             ok = False
         if not ok:
             raise ProblemError(503, "Redis unreachable", "the service cannot reach Redis", "unavailable")
