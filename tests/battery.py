@@ -33,6 +33,10 @@ from its number).  Checked on every match:
   changes;
 - ``outcome``: the match ends within a bounded number of moves, with a score
   per seat, a ranking of every seat and winners at its top; then nobody acts;
+- ``words``: where the game has its notation (``domain/<game>/notation.py``,
+  as every game of the service has), the move the bot picks validates against
+  its type's schema and has a label in English and Spanish, and so has every
+  event (in every tenth match, by default);
 - the game's own invariants (its ``checks`` hook) and the events or labels
   each chunk of matches must reach.
 
@@ -54,9 +58,10 @@ from typing import Any
 import jsonschema
 import orjson
 
-from domain import registry
+from domain import describe, registry
 from domain.base import DEAL, REVIEWER, SPECTATOR, RuleViolation
 
+MOVE_VALIDATORS: dict[tuple[str, str], Any] = {}  # a move type's schema, compiled once
 SAMPLE_EVERY = 24  # the views and the seats that do not act are checked every 24th move (on average)
 
 
@@ -235,6 +240,7 @@ class Match:
         self.deep = index % variant.deep_every == 0
         self.log: list[dict] = []
         self.deck: Counter | None = None  # the cards of the deal in play
+        self.words = describe.NOTATIONS.get(module.GAME_ID)  # the game's notation, if it has one
 
     def play(self) -> None:
         m, r = self.module, self.r
@@ -300,6 +306,8 @@ class Match:
                     f"money: the money at the table is {profile.money(after)} after {ev['type']}, not {self.money}"
                 )
             self.checks.event(before, ev, after)
+            if self.words is not None and self.deep:
+                self.check_event_words(ev)
             if ev["type"] in m.HAND_OVER_EVENTS:
                 self.deck = None
         if not self.deep:
@@ -364,7 +372,34 @@ class Match:
         if command is None:
             seat = r.choice(acting)
             command = {**r.choice(legal[seat]), "seat": seat, "seed": r.getrandbits(63)}
+        move = {k: v for k, v in command.items() if k not in ("seat", "seed")}
+        if self.words is not None and self.deep and move in legal.get(command.get("seat"), ()):  # a seat's move
+            self.check_move_words(st, command)
         self.apply(self.accepted(st, command))
+
+    def check_move_words(self, st: dict, command: dict) -> None:
+        """The move validates against its type's schema and has a label in each language."""
+        move = {k: v for k, v in command.items() if k not in ("seat", "seed")}
+        spec = self.words.MOVES.get(move["type"])
+        expect(spec is not None, "words", f"the move type {move['type']!r} is not described")
+        key = (self.module.GAME_ID, move["type"])
+        validator = MOVE_VALIDATORS.get(key) or MOVE_VALIDATORS.setdefault(
+            key, jsonschema.Draft202012Validator(spec["schema"])
+        )
+        error = jsonschema.exceptions.best_match(validator.iter_errors(move))
+        expect(error is None, "words", f"the move {move} breaks its schema: {error and error.message}")
+        view = self.module.view(st, command["seat"])
+        for lang in describe.LANGUAGES:
+            label = self.words.label_move(view, command["seat"], move, lang)
+            expect(isinstance(label, str) and label.strip(), "words", f"no {lang} label for the move {move}")
+
+    def check_event_words(self, ev: dict) -> None:
+        """Every event has a label in each language, made from its public part."""
+        players = self.st["players"]
+        expect(ev["type"] in self.words.EVENT_TYPES, "words", f"the event type {ev['type']!r} is not listed")
+        for lang in describe.LANGUAGES:
+            label = self.words.label_event({"type": ev["type"], "data": ev.get("data") or {}}, players, lang)
+            expect(isinstance(label, str) and label.strip(), "words", f"no {lang} label for {ev['type']}")
 
     def accepted(self, st: dict, command: dict, twice: bool = True) -> list[dict]:
         try:

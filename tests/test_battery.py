@@ -66,3 +66,19 @@ def test_the_default_profile_catches_a_leaky_view_of_a_new_game(monkeypatch):
     register(monkeypatch, "tresillo", broken("cego", "leaky_view", game_id_as="tresillo"))
     with pytest.raises(BatteryFailure, match=r"view: the view of \d+ changes"):
         battery.run("tresillo", matches=FEW)
+
+
+def test_the_battery_catches_a_game_that_cannot_put_an_event_in_words(monkeypatch):
+    """The words check: an event without a label (here every event of Muerte, in a copy of its
+    notation) fails the battery, naming the check."""
+    import types
+
+    from domain import describe
+
+    real = describe.NOTATIONS["muerte"]
+    mute = types.SimpleNamespace(
+        MOVES=real.MOVES, EVENT_TYPES=real.EVENT_TYPES, label_move=real.label_move, label_event=lambda e, p, lang: ""
+    )
+    monkeypatch.setitem(describe.NOTATIONS, "muerte", mute)
+    with pytest.raises(BatteryFailure, match=r"\(random, match 0\) words: no en label for "):
+        battery.run("muerte", "random", 0, matches=range(1))

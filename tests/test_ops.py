@@ -189,6 +189,13 @@ def test_cli_lists_games_prints_replays_and_exports(service, redis_url, tmp_path
     assert out.exit_code == 0 and "result:" in out.output and "winner" in out.output and "hand:" not in out.output
     out = runner.invoke(cli, ["replay", g["id"], "--as", "1", "--version", "5"], env=env)
     assert out.exit_code == 0 and out.output.count("hand:") == 1
+    # the events that led to the version, in words (the game's own labels), in either language
+    out = runner.invoke(cli, ["replay", g["id"], "--version", "5", "--events", "3"], env=env)
+    lines = out.output.split("events:\n")[1].splitlines()
+    assert out.exit_code == 0 and [line.split()[0] for line in lines] == ["3", "4", "5"], out.output
+    spanish = runner.invoke(cli, ["replay", g["id"], "--version", "5", "--events", "3", "--lang", "es"], env=env)
+    assert spanish.exit_code == 0 and spanish.output.split("events:")[1] != out.output.split("events:")[1]
+    assert "{" not in out.output.split("events:")[1]
 
     for bad in (
         ["replay", g["id"], "--as", "nobody"],

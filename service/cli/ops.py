@@ -193,8 +193,20 @@ def _short(v, width: int = 160) -> str:
     help="Whose view: a seat number, 'spectator' or 'reviewer' (every card)",
 )
 @click.option("--json", "as_json", is_flag=True, help="The view JSON as the API serves it")
-def replay(game_id: str, version: int | None, view_as: str, as_json: bool) -> None:
-    """Print a game as it stood at a version, as text, from the viewpoint chosen."""
+@click.option(
+    "--events",
+    "recent",
+    type=click.IntRange(0, 1000),
+    default=8,
+    show_default=True,
+    help="How many of the events up to that version to print, in words",
+)
+@click.option(
+    "--lang", type=click.Choice(["en", "es"]), default="en", show_default=True, help="The language of the events' words"
+)
+def replay(game_id: str, version: int | None, view_as: str, as_json: bool, recent: int, lang: str) -> None:
+    """Print a game as it stood at a version, as text, from the viewpoint chosen, with the events
+    that led there in words."""
     from service.core.errors import ProblemError
 
     with connected_service() as svc:
@@ -202,9 +214,19 @@ def replay(game_id: str, version: int | None, view_as: str, as_json: bool) -> No
             head, _ = svc.store.head(game_id)
             viewer = _viewer(svc, view_as)
             view = svc.reads.replay(game_id, viewer, version or head)
+            at = view["version"]
+            after = max(0, at - recent)
+            events = svc.reads.events(game_id, viewer, after, limit=at - after, lang=lang)["events"] if recent else []
         except ProblemError as exc:
             raise _problem(exc) from None
-    click.echo(json.dumps(view, ensure_ascii=False, indent=1) if as_json else render_text(view))
+    if as_json:
+        click.echo(json.dumps(view, ensure_ascii=False, indent=1))
+        return
+    click.echo(render_text(view))
+    if events:
+        click.echo("events:")
+        for env in events:
+            click.echo(f"  {env['version']:>5}  {env['label']}")
 
 
 @click.command("export")

@@ -8,28 +8,48 @@ from collections.abc import Callable
 
 import jsonschema
 
-from domain import registry
+from domain import describe, registry
 from domain import table as tables
 from events.envelope import dumps
 from service.core.errors import ProblemError
 
 
 def game_types() -> list[dict]:
-    out = []
-    for gid, module in registry.all_games().items():
-        props = {**module.OPTIONS.get("properties", {}), **tables.TABLE_OPTIONS}
-        out.append(
-            {
-                "id": gid,
-                "title": module.TITLE,
-                "rules_version": module.RULES_VERSION,
-                "min_players": module.MIN_PLAYERS,
-                "max_players": module.MAX_PLAYERS,
-                "options": {name: dict(spec) for name, spec in props.items()},
-                "constraints": [dict(c) for c in creation_constraints(gid)[0]],
-            }
+    return [_summary(gid) for gid in registry.all_games()]
+
+
+def _summary(gid: str) -> dict:
+    module = registry.get(gid)
+    props = {**module.OPTIONS.get("properties", {}), **tables.TABLE_OPTIONS}
+    return {
+        "id": gid,
+        "title": module.TITLE,
+        "rules_version": module.RULES_VERSION,
+        "min_players": module.MIN_PLAYERS,
+        "max_players": module.MAX_PLAYERS,
+        "options": {name: dict(spec) for name, spec in props.items()},
+        "constraints": [dict(c) for c in creation_constraints(gid)[0]],
+    }
+
+
+def describe_game(game_type: str) -> dict:
+    """GET /game-types/{game}: the summary of GET /game-types and the game in words and codes: its
+    deck (every card's code, suit, rank, names, colour, points), phases, roles, every move type with
+    a JSON Schema, and its event types (see :mod:`domain.describe`)."""
+    if game_type not in registry.GAME_MODULES:
+        known = ", ".join(registry.GAME_MODULES)
+        raise ProblemError(
+            404,
+            "Game type not found",
+            f"there is no game type '{game_type[:64]}' (known: {known})",
+            "game-type-not-found",
         )
-    return out
+    return {**_summary(game_type), **_description(game_type)}
+
+
+@functools.cache
+def _description(game_type: str) -> dict:
+    return describe.describe(game_type)
 
 
 def validate_options(game_type: str, options: dict) -> dict:

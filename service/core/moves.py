@@ -11,7 +11,7 @@ from domain import registry
 from domain.base import RuleViolation
 from events.envelope import dumps, loads, now_iso
 from events.store import VersionConflict
-from service.core import facts
+from service.core import facts, words
 from service.core import sight as sights
 from service.core.appending import MAX_RETRIES
 from service.core.errors import ProblemError, rule_problem
@@ -38,8 +38,11 @@ class Moves:
         if_match: int | None = None,
         idempotency_key: str | None = None,
         actor: str | None = None,
+        lang: str = "en",
     ) -> dict:
-        """Decide and append one seat's move; returns ``{"version", "events"}``."""
+        """Decide and append one seat's move; returns ``{"version", "events"}`` (each event with its
+        ``label`` in ``lang``).  A move may carry the ``label`` legal-moves gave it: it is ignored."""
+        move = {k: v for k, v in move.items() if k != "label"}
         idem = f"{seat}:{idempotency_key}" if idempotency_key else None
         fingerprint = hashlib.sha256(dumps(move)).hexdigest() if idem else None
         if idem:
@@ -79,7 +82,9 @@ class Moves:
             seen = self.naipes.visibility.sight(game_id, Viewer("seat", seat=seat), new_table)
             response = {
                 "version": new_table["version"],
-                "events": [e for e in (sights.envelope_for(env, seen) for env in envs) if e is not None],
+                "events": words.label_events(
+                    new_table, [e for e in (sights.envelope_for(env, seen) for env in envs) if e is not None], lang
+                ),
                 "to_act": facts.to_act(new_table),
                 "finished": facts.finished(new_table),
             }

@@ -78,6 +78,7 @@ PROBLEM_TYPES: dict[str, str] = {
     # ---- games
     "game-not-found": "404: there is no game of this id (also for a seat token sent to a game that does not exist).",
     "unknown-game": "422: the game type is not one of GET /game-types.",
+    "game-type-not-found": "404: there is no game type of this id (GET /game-types lists them).",
     "player-count": "422: the number of players is outside the game's min_players..max_players (for a "
     "tournament: 2 to 512 players, enough to fill a table).",
     "invalid-players": "422: the players are not a list of names (1 to 64 printable characters each).",

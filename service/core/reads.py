@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from domain import registry
 from domain import table as tables
-from service.core import facts
+from service.core import facts, words
 from service.core import sight as sights
 from service.core.errors import ProblemError, embargoed, not_found
 from service.core.identity import Viewer
@@ -72,7 +72,9 @@ class Reads:
             "provenance": self.naipes.visibility.provenance(game_id),
         }
 
-    def legal_moves(self, game_id: str, viewer: Viewer) -> dict:
+    def legal_moves(self, game_id: str, viewer: Viewer, lang: str = "en") -> dict:
+        """The moves the caller's seat may make now, each with its ``label`` in ``lang`` (a move
+        may be posted back with its label, which the move ignores)."""
         if viewer.kind == "spectator":
             raise ProblemError(
                 401, "Seat token required", "legal moves are given to a seat; send its token", "unauthorized"
@@ -87,6 +89,10 @@ class Reads:
             if facts.finished(table) or table.get("frozen")
             else registry.get(table["game"]).legal_moves(table["state"], viewer.seat)
         )
+        if moves:
+            module = registry.get(table["game"])
+            view = module.view(table["state"], viewer.seat)
+            moves = [{**m, "label": words.move_label(table["game"], view, viewer.seat, m, lang)} for m in moves]
         clock = table["clock"].get(str(viewer.seat))
         return {
             "version": table["version"],
@@ -95,7 +101,11 @@ class Reads:
             "deadline": facts.iso(clock["deadline"]) if clock and moves else None,
         }
 
-    def events(self, game_id: str, viewer: Viewer, after: int = 0, wait: float = 0, limit: int = 1000) -> dict:
+    def events(
+        self, game_id: str, viewer: Viewer, after: int = 0, wait: float = 0, limit: int = 1000, lang: str = "en"
+    ) -> dict:
+        """The log after ``after`` as the caller may see it, each event with its ``label`` in ``lang``
+        (outside the hash, like ``redacted``)."""
         envs = self.naipes.store.read(game_id, after, count=limit)
         if not envs and wait > 0:
             if not self.naipes.store.exists(game_id):
@@ -105,13 +115,15 @@ class Reads:
         if not envs and not self.naipes.store.exists(game_id):
             raise not_found(game_id)
         version, _ = self.naipes.store.head(game_id)
-        seen = self.naipes.visibility.sight(game_id, viewer)
+        table = self.naipes.tables.table(game_id)
+        seen = self.naipes.visibility.sight(game_id, viewer, table)
         shown = []
         for env in envs:
             out = sights.envelope_for(env, seen)
             if out is None:
                 break
             shown.append(out)
+        shown = words.label_events(table, shown, lang)
         held = seen.horizon is not None and not seen.full and not seen.own_seat
         return {
             "version": min(version, seen.horizon) if held else version,

@@ -25,6 +25,7 @@ from service.core import problems
 from service.core.errors import ProblemError
 from service.core.identity import Viewer
 from service.core.naipes import Naipes
+from service.core.words import LANGUAGES
 from service.web import schemas as s
 
 log = logging.getLogger("naipes.http")
@@ -216,6 +217,20 @@ def current_caller() -> Viewer | None:
     if "naipes_caller" not in g:
         check_credential()
     return g.get("naipes_caller")
+
+
+LANGUAGE_HEADERS = {"Vary": "Accept-Language"}
+
+
+def language() -> str:
+    """The language of the labels of moves and events: the best of Accept-Language among the
+    languages the games speak (English unless the caller prefers Spanish)."""
+    return request.accept_languages.best_match(LANGUAGES, default="en")
+
+
+def labelled(body, status: int = 200, headers: dict | None = None) -> Response:
+    """A JSON response whose moves or events carry labels: says their language."""
+    return json_response(body, status, {**(headers or {}), "Content-Language": language(), **LANGUAGE_HEADERS})
 
 
 def json_response(body, status: int = 200, headers: dict | None = None) -> Response:

@@ -23,6 +23,8 @@ from service.web.base import (
     errors,
     integrator_key,
     json_response,
+    labelled,
+    language,
     require_integrator,
     seat_token,
 )
@@ -36,6 +38,19 @@ class GameTypes(MethodView):
     )
     def get(self):
         return json_response(catalogue.game_types())
+
+
+@blp.route("/game-types/<game_type>")
+class GameType(MethodView):
+    @blp.response(200, s.GameDescriptionSchema)
+    @errors(404)
+    @blp.doc(
+        security=[{}],
+        operationId="getGameType",
+        summary="One game described: its cards and their codes, phases, roles, and every move type with its schema",
+    )
+    def get(self, game_type):
+        return json_response(catalogue.describe_game(game_type))
 
 
 @blp.route("/games")
@@ -127,7 +142,7 @@ class LegalMoves(MethodView):
     @errors(401, 403, 404)
     @blp.doc(security=SEAT, operationId="getLegalMoves", summary="The moves the caller's seat may make now")
     def get(self, game_id):
-        return json_response(app_service().reads.legal_moves(game_id, current_caller()))
+        return labelled(app_service().reads.legal_moves(game_id, current_caller(), language()))
 
 
 @blp.route("/games/<game_id:game_id>/moves")
@@ -165,8 +180,10 @@ class Moves(MethodView):
             raise ProblemError(
                 400, "Bad Idempotency-Key", "Idempotency-Key must be 1 to 128 visible ASCII characters", "bad-request"
             )
-        result = app_service().moves.move(game_id, viewer.seat, move, if_match=if_match, idempotency_key=idem)
-        return json_response(result, 201, {"ETag": f'"{result["version"]}"'})
+        result = app_service().moves.move(
+            game_id, viewer.seat, move, if_match=if_match, idempotency_key=idem, lang=language()
+        )
+        return labelled(result, 201, {"ETag": f'"{result["version"]}"'})
 
 
 def _if_match() -> int | None:

@@ -21,7 +21,7 @@ from events.envelope import dumps
 from service.core import metrics
 from service.core.errors import ProblemError, not_found
 from service.core.identity import token_hash
-from service.web.base import ANY, app_service, bearer, errors
+from service.web.base import ANY, app_service, bearer, errors, language
 from service.web.ratelimit import Client, client
 
 log = logging.getLogger("naipes.live")
@@ -208,9 +208,14 @@ class Stream(MethodView):
         metrics.STREAMS.inc()
         heartbeat = current_app.config.get("NAIPES_SSE_HEARTBEAT", HEARTBEAT_SECONDS)
         holds = _credential_check(svc, game_id, viewer, credential)
-        resp = Response(_sse(svc, game_id, viewer, after, heartbeat, holds, release), mimetype="text/event-stream")
+        lang = language()  # read now: the body is sent after the request context is gone
+        resp = Response(
+            _sse(svc, game_id, viewer, after, heartbeat, holds, release, lang), mimetype="text/event-stream"
+        )
         resp.call_on_close(release)  # also when the body never started
         resp.headers["Cache-Control"] = "no-cache"
+        resp.headers["Content-Language"] = lang
+        resp.headers["Vary"] = "Accept-Language"
         resp.headers["X-Accel-Buffering"] = "no"
         return resp
 
@@ -241,7 +246,9 @@ def _credential_check(svc, game_id: str, viewer, credential: str | None):
     return lambda: None
 
 
-def _sse(svc, game_id: str, viewer, after: int, heartbeat: float, holds=lambda: None, release=lambda: None):
+def _sse(
+    svc, game_id: str, viewer, after: int, heartbeat: float, holds=lambda: None, release=lambda: None, lang: str = "en"
+):
     """The stream's body; releases its slot when the client goes, the game ends or the credential ends.
 
     The credential is checked again before every batch is sent and at every heartbeat."""
@@ -249,7 +256,7 @@ def _sse(svc, game_id: str, viewer, after: int, heartbeat: float, holds=lambda: 
         yield f": naipes event stream of game {game_id}\nretry: 2000\n\n"
         position = after
         while True:
-            batch = svc.reads.events(game_id, viewer, position, wait=heartbeat, limit=BATCH)
+            batch = svc.reads.events(game_id, viewer, position, wait=heartbeat, limit=BATCH, lang=lang)
             ended = holds()
             if ended:
                 yield f": {ended}\n\n"
@@ -268,7 +275,7 @@ def _sse(svc, game_id: str, viewer, after: int, heartbeat: float, holds=lambda: 
                 return
     except GeneratorExit:
         raise
-    except Exception:
+    except Exception:  # the client reconnects with Last-Event-ID
         log.exception("event stream of game %s stopped", game_id)
     finally:
         release()

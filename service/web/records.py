@@ -21,6 +21,8 @@ from service.web.base import (
     errors,
     integrator_key,
     json_response,
+    labelled,
+    language,
 )
 
 log = logging.getLogger("naipes.http")
@@ -36,8 +38,10 @@ class Events(MethodView):
         security=ANY, operationId="getEvents", summary="The event log as the caller may see it; long-polls with wait"
     )
     def get(self, query, game_id):
-        return json_response(
-            app_service().reads.events(game_id, current_caller(), query["after"], query["wait"], query["limit"])
+        return labelled(
+            app_service().reads.events(
+                game_id, current_caller(), query["after"], query["wait"], query["limit"], lang=language()
+            )
         )
 
 

@@ -108,6 +108,65 @@ class GameTypeSchema(ma.Schema):
     )
 
 
+class WordsSchema(ma.Schema):
+    en = fields.String(required=True)
+    es = fields.String(required=True)
+
+
+class CardSchema(ma.Schema):
+    class Meta:
+        unknown = ma.INCLUDE
+
+    code = fields.String(required=True, metadata={"description": "The card's code, as the game's notation writes it"})
+    id = fields.Raw(
+        required=True,
+        metadata={
+            "description": "The value that stands for this card in views, moves and events (an integer or a string)"
+        },
+    )
+    suit = fields.String(allow_none=True, required=True, metadata={"description": "None for cards outside the suits"})
+    rank = fields.String(required=True)
+    name = fields.Nested(WordsSchema, required=True, metadata={"description": "The card's name in English and Spanish"})
+    colour = fields.String(required=True, metadata={"description": "The colour the card is printed in"})
+    points = fields.Integer(metadata={"description": "What the card counts, where the game counts card points"})
+    copies = fields.Integer(metadata={"description": "How many identical copies the deck holds, where more than one"})
+
+
+class NamedSchema(ma.Schema):
+    class Meta:
+        unknown = ma.INCLUDE
+
+    id = fields.String(required=True)
+    name = fields.Nested(WordsSchema, required=True)
+    description = fields.Nested(WordsSchema)
+
+
+class MoveTypeSchema(ma.Schema):
+    type = fields.String(required=True, metadata={"description": "The move's ``type``"})
+    description = fields.Nested(WordsSchema, required=True)
+    schema = fields.Dict(
+        required=True,
+        metadata={
+            "description": "JSON Schema (2020-12) of the move object as posted; a field or item holding a card is "
+            "marked x-naipes-card"
+        },
+    )
+
+
+class GameDescriptionSchema(GameTypeSchema):
+    card_pattern = fields.String(
+        required=True, metadata={"description": "A regular expression every card code matches"}
+    )
+    deck = fields.List(fields.Nested(CardSchema), required=True, metadata={"description": "Every card of the game"})
+    phases = fields.List(fields.Nested(NamedSchema), required=True)
+    roles = fields.List(fields.Nested(NamedSchema), required=True)
+    moves = fields.List(fields.Nested(MoveTypeSchema), required=True, metadata={"description": "Every move type"})
+    events = fields.List(fields.String(), required=True, metadata={"description": "Every event type of the game's log"})
+    languages = fields.List(
+        fields.String(), required=True, metadata={"description": "The languages of labels (Accept-Language)"}
+    )
+
+
 class CreateGameSchema(ma.Schema):
     game = fields.String(
         required=True,
@@ -310,6 +369,12 @@ class MoveSchema(ma.Schema):
         validate=validate.Length(min=1, max=64),
         metadata={"description": "The kind of move", "example": "play"},
     )
+    label = fields.String(
+        validate=validate.Length(max=1000),
+        metadata={
+            "description": "Ignored: the move's words, as legal-moves gives them (a move may be posted back whole)"
+        },
+    )
 
 
 class LegalMovesSchema(ma.Schema):
@@ -319,8 +384,12 @@ class LegalMovesSchema(ma.Schema):
         fields.Dict(),
         required=True,
         metadata={
-            "description": "Each item can be posted as it is to /moves",
-            "example": [{"type": "play", "cards": [12, 12]}, {"type": "pass"}],
+            "description": "Each item can be posted as it is to /moves; its `label` (the move in words, in the "
+            "language of Accept-Language: en or es) is ignored by /moves",
+            "example": [
+                {"type": "play", "cards": [12, 12], "label": "play two 12s"},
+                {"type": "pass", "label": "pass"},
+            ],
         },
     )
     deadline = fields.String(allow_none=True, metadata={"description": "When this seat times out, if timed"})
@@ -347,6 +416,12 @@ class EventSchema(ma.Schema):
         },
     )
     redacted = fields.Boolean(metadata={"description": "True when private parts were removed for this caller"})
+    label = fields.String(
+        metadata={
+            "description": "The event in words, in the language of Accept-Language (en or es), made from its public "
+            "part; like `redacted`, outside the hash"
+        }
+    )
 
 
 class MoveResultSchema(ma.Schema):

@@ -257,10 +257,11 @@ async function renderEvents(version) {
     ol.replaceChildren();
     ol.start = after + 1;
     for (const e of body.events) {
+      // the event in words (its label, in the browser's language); its type and actor beside it
       const li = document.createElement("li");
-      li.appendChild(text("strong", e.type));
-      li.appendChild(text("span", " " + e.actor + " ", "muted"));
-      li.appendChild(text("code", compact(e.data)));
+      li.appendChild(text("span", e.label || e.type, "label"));
+      li.appendChild(text("span", ` · ${e.type} · ${e.actor}`, "muted"));
+      if (!e.label) li.appendChild(text("code", compact(e.data)));
       ol.appendChild(li);
     }
   } catch (err) { /* the table is drawn; the event list is a courtesy */ }

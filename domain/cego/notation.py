@@ -1,0 +1,609 @@
+"""Cego in words and card codes, for clients that show the game to people.
+
+Card codes (see ``docs/rules/cego.md``, Notation):
+
+* the trumps 1 to 21 are ``T1`` ... ``T21`` and the Juglar (internally 22, the
+  highest trump, the Sküs of other tarot games) is ``SK``;
+* a suit card is its rank then its suit letter: ranks ``K`` king, ``Q`` queen,
+  ``C`` cavalier (the knight), ``J`` jack, the red numerals ``1``-``4`` and the
+  black numerals ``7``-``10``; suits ``D`` diamonds, ``H`` hearts, ``S``
+  spades, ``C`` clubs: ``KH`` is the king of hearts, ``CC`` the knight of
+  clubs, ``1D`` the 1 of diamonds, ``10S`` the 10 of spades.
+
+The internal value of a card is the int of ``domain.cego.cards`` (trumps 1..22,
+suit cards ``100 + 10 * suit + i``); every card is distinct (no copies).
+
+Labels are built from a seat's view (moves) or from an event's public data
+only (events); names of cards and games use the terms of the rules text (seed
+003): retador, defensores, ciega, mano, baza, triunfo, juglar.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.cego.cards import BLACK_NUM, FIGURES, JUGLAR, RED_NUM, full_deck, idx, is_trump, suit, value
+from domain.cego.contracts import LEVELS
+
+CARD_PATTERN = r"^(?:T(?:[1-9]|1[0-9]|2[01])|SK|[KQCJ][DHSC]|[1-4][DH]|(?:[7-9]|10)[SC])$"
+
+_SUIT_LETTERS = "DHSC"
+_SUIT_IDS = ("diamonds", "hearts", "spades", "clubs")
+_SUIT_NAMES = {
+    "en": ("diamonds", "hearts", "spades", "clubs"),
+    "es": ("diamantes", "corazones", "picas", "tréboles"),
+}
+_FIGURE_NAMES = {
+    "en": {"K": "king", "Q": "queen", "C": "knight", "J": "jack"},
+    "es": {"K": "rey", "Q": "dama", "C": "caballo", "J": "sota"},
+}
+_FEMININE = {"Q", "J"}  # la dama, la sota
+_LANGS = ("en", "es")
+
+
+def _rank(c: int) -> str:
+    if c == JUGLAR:
+        return "SK"
+    if is_trump(c):
+        return str(c)
+    i = idx(c)
+    return FIGURES[i] if i < 4 else (RED_NUM if suit(c) < 2 else BLACK_NUM)[i - 4]
+
+
+def _code_of(c: int) -> str:
+    if c == JUGLAR:
+        return "SK"
+    if is_trump(c):
+        return f"T{c}"
+    return _rank(c) + _SUIT_LETTERS[suit(c)]
+
+
+_CARDS = full_deck()
+_BY_CARD = {c: _code_of(c) for c in _CARDS}
+_BY_CODE = {v: k for k, v in _BY_CARD.items()}
+
+
+def code(card: int) -> str:
+    """The code of an internal card value (``21`` -> ``"T21"``, ``22`` -> ``"SK"``, ``110`` -> ``"KH"``)."""
+    if isinstance(card, bool) or not isinstance(card, int) or card not in _BY_CARD:
+        raise ValueError(f"{card!r} is not a Cego card (trumps 1..22, suit cards 100..137)")
+    return _BY_CARD[card]
+
+
+def card(code: str) -> int:
+    """The internal value of a card code (``"T21"`` -> ``21``, ``"SK"`` -> ``22``, ``"KH"`` -> ``110``)."""
+    if not isinstance(code, str) or code not in _BY_CODE:
+        raise ValueError(f"{code!r} is not a Cego card code (codes match {CARD_PATTERN})")
+    return _BY_CODE[code]
+
+
+def _name(c: int, lang: str) -> str:
+    """The card's name without an article."""
+    if c == JUGLAR:
+        return "Fool" if lang == "en" else "Juglar"
+    if is_trump(c):
+        return f"trump {c}" if lang == "en" else f"triunfo n.º {c}"
+    r = _rank(c)
+    rank = _FIGURE_NAMES[lang].get(r, r)
+    return f"{rank} {'of' if lang == 'en' else 'de'} {_SUIT_NAMES[lang][suit(c)]}"
+
+
+def _the(c: int, lang: str) -> str:
+    """The card's name with its article, as it reads in a sentence."""
+    if lang == "en":
+        return _name(c, lang) if is_trump(c) and c != JUGLAR else f"the {_name(c, lang)}"
+    feminine = not is_trump(c) and _rank(c) in _FEMININE
+    return f"{'la' if feminine else 'el'} {_name(c, lang)}"
+
+
+def _colour(c: int) -> str:
+    if is_trump(c):
+        return "multicolour"  # the trumps and the Juglar are printed as coloured pictures
+    return "red" if suit(c) < 2 else "black"
+
+
+def deck(options: dict | None = None) -> list[dict]:
+    """Every card of Cego: the 54 of the full deck, whatever the options.
+
+    With three active players (three seats, or four when the dealer sits out)
+    a round is dealt from 51 of them, without ``7C``, ``7S`` and ``4D``; the
+    options alone do not say how many players sit at the table, so the list
+    is always the full deck.  Every card counts points, and there are no copies.
+    """
+    return [
+        {
+            "code": _BY_CARD[c],
+            "id": c,
+            "suit": None if is_trump(c) else _SUIT_IDS[suit(c)],
+            "rank": _rank(c),
+            "name": {lang: _name(c, lang) for lang in _LANGS},
+            "colour": _colour(c),
+            "points": value(c),
+        }
+        for c in _CARDS
+    ]
+
+
+def _t(en: str, es: str) -> dict[str, str]:
+    return {"en": en, "es": es}
+
+
+PHASES: list[dict] = [
+    {
+        "id": "created",
+        "name": _t("Not started", "Sin empezar"),
+        "description": _t(
+            "The match waits for its start: the first dealer is drawn, then the first round is dealt.",
+            "La partida espera su inicio: se sortea el primer repartidor y se reparte la primera ronda.",
+        ),
+    },
+    {
+        "id": "first_auction",
+        "name": _t("First auction", "Primera subasta"),
+        "description": _t(
+            "From the mano, each active player in turn declares Solo, Ulti or passes (fort).",
+            "Desde el mano, cada jugador por turno declara Solo, Ulti o pasa (fort).",
+        ),
+    },
+    {
+        "id": "gegen",
+        "name": _t("Gegensolo", "Gegensolo"),
+        "description": _t(
+            "A Solo was declared: each other player in turn may challenge it (Gegensolo) or pass.",
+            "Se ha declarado Solo: cada uno de los demás por turno puede desafiarlo (Gegensolo) o pasar.",
+        ),
+    },
+    {
+        "id": "second_auction",
+        "name": _t("Second auction", "Segunda subasta"),
+        "description": _t(
+            "Each player in turn declares Piccolo, Bettel or passes; if all pass, the mano holds Cego.",
+            "Cada jugador por turno declara Piccolo, Bettel o pasa; si todos pasan, el mano declara Cego.",
+        ),
+    },
+    {
+        "id": "raise",
+        "name": _t("Raises", "Subidas"),
+        "description": _t(
+            "A Cego game is held; the others in turn may raise it one level "
+            "(Eine, Eine Leere, Zwei Leere, Zwei Verschiedene, Pagat) or pass.",
+            "Hay un juego de Cego; los demás por turno pueden subirlo un nivel "
+            "(Eine, Eine Leere, Zwei Leere, Zwei Verschiedene, Pagat) o pasar.",
+        ),
+    },
+    {
+        "id": "gut_selbst",
+        "name": _t("Gut or selbst", "Gut o selbst"),
+        "description": _t(
+            "The game was raised: its holder accepts the raise (gut) or plays the raised game itself (selbst).",
+            "Se ha subido el juego: quien lo tenía acepta la subida (gut) o juega él mismo el nuevo juego (selbst).",
+        ),
+    },
+    {
+        "id": "rauber_choice",
+        "name": _t("Cego or Räuber", "Cego o Räuber"),
+        "description": _t(
+            "Nobody raised: the player holding Cego plays it or calls Räuber, where everyone plays alone.",
+            "Nadie ha subido: quien declaró Cego lo juega o declara Räuber, en el que cada cual juega en solitario.",
+        ),
+    },
+    {
+        "id": "exchange",
+        "name": _t("Exchange with the blind", "Cambio con la ciega"),
+        "description": _t(
+            "The challenger keeps or shows cards, sets the rest aside (the Legage) and takes the blind; "
+            "in Cego it then discards one card face down.",
+            "El retador se queda o muestra cartas, guarda el resto (el Legage) y coge la ciega; "
+            "en el Cego descarta después una carta boca abajo.",
+        ),
+    },
+    {
+        "id": "play",
+        "name": _t("Tricks", "Bazas"),
+        "description": _t(
+            "The tricks are played: follow the suit led, else play a trump, else any card; "
+            "the highest trump or the highest card of the suit led wins.",
+            "Se juegan las bazas: se asiste al palo que abre, si no se juega triunfo, si no cualquier carta; "
+            "gana el triunfo más alto o la carta más alta del palo que abre.",
+        ),
+    },
+    {
+        "id": "between_rounds",
+        "name": _t("Round scored", "Ronda puntuada"),
+        "description": _t(
+            "The round has been scored and paid; the next round is dealt.",
+            "La ronda se ha puntuado y pagado; se reparte la siguiente.",
+        ),
+    },
+    {
+        "id": "finished",
+        "name": _t("Match over", "Partida terminada"),
+        "description": _t(
+            "Every round has been played; the seats are ranked by their balance.",
+            "Se han jugado todas las rondas; los jugadores se ordenan por su saldo.",
+        ),
+    },
+]
+
+ROLES: list[dict] = [
+    {"id": "dealer", "name": _t("dealer", "repartidor")},
+    {"id": "mano", "name": _t("mano (first to speak)", "mano")},
+    {"id": "sitting_out", "name": _t("sitting out", "no juega la ronda")},
+    {"id": "challenger", "name": _t("challenger", "retador")},
+    {"id": "defender", "name": _t("defender", "defensor")},
+    {"id": "soloist", "name": _t("Solo player", "jugador del Solo")},
+    {"id": "gegensolo", "name": _t("Gegensolo player", "jugador del Gegensolo")},
+    {"id": "raiser", "name": _t("raiser", "jugador que sube")},
+]
+
+_CALLS = ("pass", "solo", "ulti", "gegensolo", "piccolo", "bettel", "raise", "gut", "selbst", "cego", "rauber")
+_CARD_SCHEMA = {"type": "integer", "enum": list(_CARDS), "x-naipes-card": True}
+
+
+def _cards_schema(low: int, high: int) -> dict:
+    return {"type": "array", "items": _CARD_SCHEMA, "minItems": low, "maxItems": high, "uniqueItems": True}
+
+
+def _move_schema(kind: str, fields: dict) -> dict:
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {"type": {"const": kind}, **fields},
+        "required": ["type", *fields],
+        "additionalProperties": False,
+    }
+
+
+MOVES: dict[str, dict] = {
+    "call": {
+        "description": _t(
+            "A call in the auctions: pass, solo, ulti, gegensolo, piccolo, bettel, raise (one level up), "
+            "gut or selbst (answering a raise), cego or rauber (when nobody raised).",
+            "Una declaración en las subastas: pasar, Solo, Ulti, Gegensolo, Piccolo, Bettel, subir un nivel, "
+            "gut o selbst (ante una subida), Cego o Räuber (cuando nadie ha subido).",
+        ),
+        "schema": _move_schema("call", {"call": {"type": "string", "enum": list(_CALLS)}}),
+    },
+    "keep": {
+        "description": _t(
+            "The challenger of Cego keeps two cards (Eine: one), sets the rest aside and takes the blind.",
+            "El retador del Cego se queda dos cartas (Eine: una), guarda el resto y coge la ciega.",
+        ),
+        "schema": _move_schema("keep", {"cards": _cards_schema(1, 2)}),
+    },
+    "show": {
+        "description": _t(
+            "The challenger of Eine Leere, Zwei Leere or Zwei Verschiedene shows one or two blank cards, "
+            "sets the rest aside and takes the blind.",
+            "El retador de Eine Leere, Zwei Leere o Zwei Verschiedene muestra una o dos cartas blancas, "
+            "guarda el resto y coge la ciega.",
+        ),
+        "schema": _move_schema("show", {"cards": _cards_schema(1, 2)}),
+    },
+    "discard": {
+        "description": _t(
+            "The challenger of Cego, holding the blind, discards one card face down to the Legage.",
+            "El retador del Cego, con la ciega en la mano, descarta una carta boca abajo al Legage.",
+        ),
+        "schema": _move_schema("discard", {"cards": _cards_schema(1, 1)}),
+    },
+    "play": {
+        "description": _t("Play a card to the trick.", "Jugar una carta a la baza."),
+        "schema": _move_schema("play", {"card": _CARD_SCHEMA}),
+    },
+}
+
+EVENT_TYPES: tuple[str, ...] = (
+    "DealerDrawn",
+    "RoundDealt",
+    "Called",
+    "Exchanged",
+    "Played",
+    "TrickTaken",
+    "RoundScored",
+    "MatchEnded",
+)
+
+_GAMES = {
+    "solo": "Solo",
+    "ulti": "Ulti",
+    "piccolo": "Piccolo",
+    "bettel": "Bettel",
+    "cego": "Cego",
+    "eine": "Eine",
+    "eine_leere": "Eine Leere",
+    "zwei_leere": "Zwei Leere",
+    "zwei_verschiedene": "Zwei Verschiedene",
+    "pagat": "Pagat",
+    "rauber": "Räuber",
+}
+
+
+def _lang(lang: str) -> str:
+    if lang not in _LANGS:
+        raise ValueError(f"unknown language {lang!r} (en or es)")
+    return lang
+
+
+def _game(game: Any) -> str:
+    return _GAMES.get(game, str(game))
+
+
+def _next_level(game: Any) -> str:
+    i = LEVELS.index(game) if game in LEVELS else -1
+    return _GAMES[LEVELS[i + 1]] if 0 <= i < len(LEVELS) - 1 else _GAMES["pagat"]
+
+
+def _join(items: list[str], lang: str) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {'and' if lang == 'en' else 'y'} {items[-1]}"
+
+
+def _card_list(cards: list[int], lang: str) -> str:
+    return _join([_the(c, lang) for c in cards], lang)
+
+
+def _who(players: list[str], seat: Any) -> str:
+    if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(players):
+        return str(players[seat])
+    return f"#{seat}" if isinstance(seat, int) else "-"
+
+
+# ------------------------------------------------------------------ moves
+
+
+def _label_call(view: dict, call: str, lang: str) -> str:
+    en = lang == "en"
+    phase = view.get("phase")
+    con = view.get("contract") or {}
+    players = view.get("players") or []
+    if call == "pass":
+        if phase == "first_auction":
+            return "pass (fort)" if en else "pasar (fort)"
+        if phase == "gegen" and view.get("soloist") is not None:
+            who = _who(players, view["soloist"])
+            return f"pass (let {who} play Solo)" if en else f"pasar (dejar jugar el Solo a {who})"
+        if phase == "raise" and con:
+            who, game = _who(players, con.get("challenger")), _game(con.get("game"))
+            return f"pass ({who} keeps {game})" if en else f"pasar ({who} sigue con {game})"
+        return "pass" if en else "pasar"
+    if call in ("solo", "ulti", "piccolo", "bettel"):
+        aim = {
+            "solo": ("play alone against the others", "jugar solo contra los demás"),
+            "ulti": ("win the last trick with trump 1", "ganar la última baza con el triunfo n.º 1"),
+            "piccolo": ("win exactly one trick", "ganar una única baza"),
+            "bettel": ("win no trick", "no ganar ninguna baza"),
+        }[call][0 if en else 1]
+        return f"declare {_game(call)}: {aim}" if en else f"declarar {_game(call)}: {aim}"
+    if call == "gegensolo":
+        return "challenge the Solo (Gegensolo)" if en else "desafiar al Solo (Gegensolo)"
+    if call == "raise":
+        nxt = _next_level(con.get("game"))
+        return f"raise to {nxt}" if en else f"subir a {nxt}"
+    if call == "gut":
+        nxt = _next_level(con.get("game"))
+        who = _who(players, view.get("raiser"))
+        return f"accept the raise (gut): {who} plays {nxt}" if en else f"aceptar la subida (gut): {who} juega {nxt}"
+    if call == "selbst":
+        nxt = _next_level(con.get("game"))
+        return f"keep the game and play {nxt} (selbst)" if en else f"quedarse el juego y jugar {nxt} (selbst)"
+    if call == "cego":
+        return "play Cego" if en else "jugar el Cego"
+    if call == "rauber":
+        return "call Räuber: everyone plays alone" if en else "declarar Räuber: cada cual juega en solitario"
+    raise ValueError(f"unknown Cego call {call!r}")
+
+
+def _rest_aside(view: dict, kept: int, lang: str) -> str:
+    rest = len(view.get("hand") or []) - kept
+    if lang == "en":
+        return f"set the other {rest} aside and take the blind"
+    return f"guardar las otras {rest} y coger la ciega"
+
+
+def label_move(view: dict, seat: int, move: dict, lang: str) -> str:
+    """A short sentence, for ``seat``, of one of its legal moves, from its own view."""
+    lang = _lang(lang)
+    en = lang == "en"
+    kind = move.get("type")
+    if kind == "call":
+        return _label_call(view, move.get("call"), lang)
+    if kind == "play":
+        c = move["card"]
+        if not view.get("trick"):
+            return f"lead {_the(c, lang)}" if en else f"abrir la baza con {_the(c, lang)}"
+        return f"play {_the(c, lang)}" if en else f"jugar {_the(c, lang)}"
+    cards = list(move.get("cards") or [])
+    if kind == "discard":
+        what = _card_list(cards, lang)
+        return f"discard {what} face down" if en else f"descartar {what} boca abajo"
+    if kind == "keep":
+        what = _card_list(cards, lang)
+        head = f"keep {what}" if en else f"quedarse {what}"
+        return f"{head}, {_rest_aside(view, len(cards), lang)}"
+    if kind == "show":
+        what = _card_list(cards, lang)
+        game = _game((view.get("contract") or {}).get("game"))
+        head = f"show {what} ({game})" if en else f"mostrar {what} ({game})"
+        return f"{head}, {_rest_aside(view, len(cards), lang)}"
+    raise ValueError(f"unknown Cego move type {kind!r}")
+
+
+# ------------------------------------------------------------------ events
+
+
+def _ev_dealer_drawn(d: dict, players: list[str], lang: str) -> str:
+    who = _who(players, d["dealer"])
+    drawn = next((c for s, c in d.get("draws") or [] if s == d["dealer"]), None)
+    if drawn is None:
+        return f"{who} deals first" if lang == "en" else f"{who} reparte primero"
+    if lang == "en":
+        return f"{who} draws the highest card ({_the(drawn, lang)}) and deals first"
+    return f"{who} saca la carta más alta ({_the(drawn, lang)}) y reparte primero"
+
+
+def _ev_round_dealt(d: dict, players: list[str], lang: str) -> str:
+    dealer, mano = _who(players, d["dealer"]), _who(players, d["mano"])
+    b, h = d["blind_size"], d["hand_size"]
+    out = d.get("sitting_out")
+    if lang == "en":
+        text = f"Round {d['round']}: {dealer} deals, {mano} is mano; {b} cards to the blind and {h} to each player"
+        return text + (f"; {_who(players, out)} sits out" if out is not None else "")
+    text = f"Ronda {d['round']}: reparte {dealer}, es mano {mano}; {b} cartas a la ciega y {h} a cada jugador"
+    return text + (f"; {_who(players, out)} no juega esta ronda" if out is not None else "")
+
+
+def _ev_called(d: dict, players: list[str], lang: str) -> str:
+    en = lang == "en"
+    who = _who(players, d["seat"])
+    call = d["call"]
+    con = d.get("contract") or {}
+    game = _game(con.get("game"))
+    if call == "pass":
+        base = f"{who} passes" if en else f"{who} pasa"
+        if d.get("phase") == "rauber_choice":
+            return base + (": nobody raised" if en else ": nadie ha subido")
+        if d.get("phase") in ("play", "exchange") and con:
+            holder = _who(players, con["challenger"])
+            return base + (f": {holder} plays {game}" if en else f": {holder} juega {game}")
+        return base
+    if call in ("solo", "ulti", "piccolo", "bettel"):
+        return f"{who} declares {_game(call)}" if en else f"{who} declara {_game(call)}"
+    if call == "gegensolo":
+        return f"{who} challenges the Solo (Gegensolo)" if en else f"{who} desafía al Solo (Gegensolo)"
+    if call == "cego":
+        after = con.get("gegensolo")
+        if d.get("phase") == "raise":
+            if en:
+                return f"{who} declares Cego" + (" after the Gegensolo" if after else "")
+            return f"{who} declara Cego" + (" tras el Gegensolo" if after else "")
+        return f"{who} plays Cego" if en else f"{who} juega el Cego"
+    if call == "raise":
+        if con:
+            return f"{who} raises to {game}" if en else f"{who} sube a {game}"
+        return f"{who} raises the bid one level" if en else f"{who} sube la apuesta un nivel"
+    if call == "gut":
+        holder = _who(players, con.get("challenger"))
+        return (
+            f"{who} accepts the raise (gut): {holder} plays {game}"
+            if en
+            else (f"{who} acepta la subida (gut): {holder} juega {game}")
+        )
+    if call == "selbst":
+        if en:
+            return f"{who} keeps the game and plays {game} (selbst)"
+        return f"{who} se queda el juego y juega {game} (selbst)"
+    if call == "rauber":
+        if en:
+            return f"{who} calls Räuber: everyone plays alone"
+        return f"{who} declara Räuber: cada cual juega en solitario"
+    return f"{who}: {call}"
+
+
+def _ev_exchanged(d: dict, players: list[str], lang: str) -> str:
+    en = lang == "en"
+    who = _who(players, d["seat"])
+    if d["step"] == "discard":
+        return f"{who} discards one card face down" if en else f"{who} descarta una carta boca abajo"
+    shown = d.get("shown") or []
+    if shown:
+        head = f"{who} shows {_card_list(shown, lang)}" if en else f"{who} muestra {_card_list(shown, lang)}"
+    else:
+        n = d.get("count", 0)
+        if en:
+            head = f"{who} keeps {'one card' if n == 1 else f'{n} cards'}"
+        else:
+            head = f"{who} se queda {'una carta' if n == 1 else f'{n} cartas'}"
+    text = head + (", sets the rest aside and takes the blind" if en else ", guarda el resto y coge la ciega")
+    if d.get("discarded") is not None:
+        c = _the(d["discarded"], lang)
+        text += f"; {c} is discarded from the blind, face up" if en else f"; descarta de la ciega {c}, a la vista"
+    return text
+
+
+def _ev_played(d: dict, players: list[str], lang: str) -> str:
+    who = _who(players, d["seat"])
+    return f"{who} plays {_the(d['card'], lang)}" if lang == "en" else f"{who} juega {_the(d['card'], lang)}"
+
+
+def _ev_trick_taken(d: dict, players: list[str], lang: str) -> str:
+    en = lang == "en"
+    who = _who(players, d["winner"])
+    c = _the(d["winning_card"], lang)
+    text = f"{who} wins the trick with {c}" if en else f"{who} gana la baza con {c}"
+    if d.get("leader") is not None and d["leader"] != d["winner"]:
+        nxt = _who(players, d["leader"])
+        text += f"; {nxt} leads the next one" if en else f"; abre la siguiente {nxt}"
+    return text
+
+
+def _ev_round_scored(d: dict, players: list[str], lang: str) -> str:
+    en = lang == "en"
+    game = _game(d["game"])
+    who = _who(players, d["challenger"])
+    if d["game"] == "rauber":
+        losers = list(d.get("losers") or [])
+        pts = d.get("points") or []
+        top = pts[losers[0]] if losers and losers[0] < len(pts) else None
+        names = _join([_who(players, s) for s in losers], lang)
+        pays = [(_who(players, s), 80 if s == d["challenger"] else 40) for s in losers]
+        if len(pays) == 1:
+            if en:
+                return f"Räuber: {names} takes the most points ({top}) and pays {pays[0][1]} to each other player"
+            return f"Räuber: {names} es quien más puntos hace ({top}) y paga {pays[0][1]} a cada uno de los demás"
+        each = _join([f"{n} pays {a}" if en else f"{n} paga {a}" for n, a in pays], lang)
+        if en:
+            return f"Räuber: {names} take the most points ({top}); {each} to each other player"
+        return f"Räuber: {names} empatan con más puntos ({top}); {each} a cada uno de los demás"
+    won, amount = d.get("challenger_won"), d.get("amount", 0)
+    if en:
+        text = f"{who} {'wins' if won else 'loses'} {game}"
+    else:
+        text = f"{who} {'gana' if won else 'pierde'} {game}"
+    if d.get("gegensolo") and d["game"] in LEVELS:
+        text += " (Gegensolo)"
+    if "challenger_points" in d:
+        cp, dp = d["challenger_points"], d["defender_points"]
+        text += f" with {cp} points to {dp}" if en else f" con {cp} puntos contra {dp}"
+    if amount == 0:
+        return text + (": nobody pays" if en else ": nadie paga")
+    if won:
+        return text + (f": each defender pays {amount}" if en else f": cada defensor paga {amount}")
+    return text + (f" and pays {amount} to each defender" if en else f" y paga {amount} a cada defensor")
+
+
+def _ev_match_ended(d: dict, players: list[str], lang: str) -> str:
+    en = lang == "en"
+    rounds = d.get("rounds_played", 0)
+    winners = list(d.get("winners") or [])
+    scores = d.get("scores") or []
+    top = scores[winners[0]] if winners and winners[0] < len(scores) else 0
+    names = _join([_who(players, s) for s in winners], lang)
+    many = len(winners) > 1
+    if en:
+        head = f"The match ends after {rounds} {'round' if rounds == 1 else 'rounds'}"
+        return f"{head}: {names} {'win' if many else 'wins'} with a balance of {top}"
+    head = f"Termina la partida tras {rounds} {'ronda' if rounds == 1 else 'rondas'}"
+    return f"{head}: {'ganan' if many else 'gana'} {names} con un saldo de {top}"
+
+
+_EVENT_LABELS = {
+    "DealerDrawn": _ev_dealer_drawn,
+    "RoundDealt": _ev_round_dealt,
+    "Called": _ev_called,
+    "Exchanged": _ev_exchanged,
+    "Played": _ev_played,
+    "TrickTaken": _ev_trick_taken,
+    "RoundScored": _ev_round_scored,
+    "MatchEnded": _ev_match_ended,
+}
+
+
+def label_event(event: dict, players: list[str], lang: str) -> str:
+    """A short sentence for an event, from its public part (``type`` and ``data``) only."""
+    lang = _lang(lang)
+    fn = _EVENT_LABELS.get(event.get("type"))
+    if fn is None:
+        raise ValueError(f"unknown Cego event type {event.get('type')!r}")
+    return fn(event.get("data") or {}, list(players), lang)

@@ -1,0 +1,1239 @@
+"""Cripple Mr Onion in words and card codes: the notation clients show to people.
+
+Pure: no I/O, no clock, no randomness; it reads ``domain.onion.hands`` (the
+cards) and ``domain.onion.about`` (the modifiers) only, and no module of the
+game imports it.
+
+**Card codes.**  The game plays two 52-card packs (seed 002: "two standard
+decks ... one having the English or French suits clubs, spades, hearts and
+diamonds, and the second having the Spanish or Italian suits swords, staves,
+cups and coins"), 104 distinct cards, ids 0..103 (``pack = id // 52``,
+``suit = id % 52 // 13``, ``rank = id % 13 + 1``; see ``domain.onion.hands.cards``).
+
+* French pack: rank then suit letter, as everywhere in the project: ranks
+  ``A`` ``2``-``9`` ``10`` ``J`` ``Q`` ``K``, suits ``C`` clubs, ``S`` spades,
+  ``H`` hearts, ``D`` diamonds (``QS`` the queen of spades, ``10H``).
+* Spanish-suited pack: suit letter then rank, as Spanish cards are written in
+  the project: ``E`` espadas (swords), ``B`` bastos (staves), ``C`` copas
+  (cups), ``O`` oros (coins); the ace is ``1`` as in every Spanish pack,
+  ``2``-``10`` the pips.  This pack has a ten, a jack, a queen and a king
+  (not the sota 10, caballo 11 and rey 12 of a Spanish baraja), so its
+  pictures are written with letters, ``J`` ``Q`` ``K``: ``OQ`` is the queen of
+  coins (Great A'Tuin), ``CK`` the king of cups (Fate), ``EK`` the king of
+  swords (Death), ``BJ`` the jack of staves (the Archchancellor).
+
+A French code begins with its rank, a Spanish one with its suit letter, so
+``7C`` (seven of clubs) and ``C7`` (seven of cups) never mix.  Every card
+exists once: there are no copies.  ``points`` in :func:`deck` is the card's
+value in an onion: tens and pictures 10, pips their number, and the ace 1
+(it may also count 11, chosen in each grouping).
+
+``label_move`` and ``label_event`` write short sentences in English
+(``"en"``) and Spanish (``"es"``); amounts are in chips.  The Spanish words
+for the game's own terms: the Dealer is *la banca* (the Dealership passes,
+is offered and is auctioned as *la banca*), the Elder *la mano*, the Younger
+*el postre*, the Pot *el bote*, the Showdown *el enfrentamiento*, an onion
+*una cebolla* (an Onion *una Cebolla*), a bagel *una rosquilla*.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from domain.onion.hands.cards import ARCH, ATUIN, DEATH, DECK_SIZE, FATE, FOOL, LADY, SENDER, value_of
+
+# ---------------------------------------------------------------------- cards
+
+_FR_SUITS = ("C", "S", "H", "D")  # clubs, spades, hearts, diamonds (paired suits 0..3)
+_ES_SUITS = ("E", "B", "C", "O")  # espadas, bastos, copas, oros (paired with the above)
+_RANKS_FR = {1: "A", 11: "J", 12: "Q", 13: "K"}
+_RANKS_ES = {11: "J", 12: "Q", 13: "K"}
+
+CARD_PATTERN = r"^(?:(?:[2-9]|10|[AJQK])[CSHD]|[EBCO](?:[1-9]|10|[JQK]))$"
+_CARD_RE = re.compile(CARD_PATTERN)
+
+_SUIT_WORDS = (
+    # (pack, suit) -> (suit id, English, Spanish, colour as printed)
+    (("clubs", "clubs", "tréboles", "black"), ("swords", "swords", "espadas", "blue")),
+    (("spades", "spades", "picas", "black"), ("staves", "staves", "bastos", "green")),
+    (("hearts", "hearts", "corazones", "red"), ("cups", "cups", "copas", "red")),
+    (("diamonds", "diamonds", "diamantes", "red"), ("coins", "coins", "oros", "yellow")),
+)
+_RANK_EN = {
+    1: "ace",
+    2: "two",
+    3: "three",
+    4: "four",
+    5: "five",
+    6: "six",
+    7: "seven",
+    8: "eight",
+    9: "nine",
+    10: "ten",
+    11: "jack",
+    12: "queen",
+    13: "king",
+}
+_RANK_ES = {1: "as", 2: "dos", 3: "tres", 4: "cuatro", 5: "cinco", 6: "seis", 7: "siete", 8: "ocho", 9: "nueve"}
+_RANK_ES.update({10: "diez", 12: "reina", 13: "rey"})
+
+
+def _is_card(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < DECK_SIZE
+
+
+def code(card: int) -> str:
+    """The code of a card id (0..103): ``QS``, ``10H``, ``O1``, ``CK``."""
+    if not _is_card(card):
+        raise ValueError(f"not a Cripple Mr Onion card: {card!r} (cards are the integers 0..103)")
+    pack, suit, rank = card // 52, card % 52 // 13, card % 13 + 1
+    if pack == 0:
+        return _RANKS_FR.get(rank, str(rank)) + _FR_SUITS[suit]
+    return _ES_SUITS[suit] + _RANKS_ES.get(rank, str(rank))
+
+
+def card(code: str) -> int:
+    """The card id of a code; ValueError for a string that is no card of the game."""
+    if not isinstance(code, str) or _CARD_RE.fullmatch(code) is None:
+        raise ValueError(f"not a Cripple Mr Onion card code: {code!r} (a code matches {CARD_PATTERN})")
+    if code[0] in "EBCO" and code[1:] in ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"):
+        suit, rank_text, pack = _ES_SUITS.index(code[0]), code[1:], 1
+        rank = {"J": 11, "Q": 12, "K": 13}.get(rank_text) or int(rank_text)
+    else:
+        suit, rank_text, pack = _FR_SUITS.index(code[-1]), code[:-1], 0
+        rank = {"A": 1, "J": 11, "Q": 12, "K": 13}.get(rank_text) or int(rank_text)
+    return pack * 52 + suit * 13 + rank - 1
+
+
+def _names(c: int) -> dict[str, str]:
+    pack, suit, rank = c // 52, c % 52 // 13, c % 13 + 1
+    _, en_suit, es_suit, _ = _SUIT_WORDS[suit][pack]
+    es_rank = _RANK_ES.get(rank) or ("jota" if pack == 0 else "sota")
+    return {"en": f"{_RANK_EN[rank]} of {en_suit}", "es": f"{es_rank} de {es_suit}"}
+
+
+def deck(options: dict | None = None) -> list[dict]:
+    """The 104 cards, French pack first.  No option changes the deck (the
+    modifiers give seven cards a role, never add or remove one)."""
+    out = []
+    for c in range(DECK_SIZE):
+        pack, suit = c // 52, c % 52 // 13
+        suit_id, _, _, colour = _SUIT_WORDS[suit][pack]
+        cd = code(c)
+        out.append(
+            {
+                "code": cd,
+                "id": c,
+                "suit": suit_id,
+                "rank": cd[:-1] if pack == 0 else cd[1:],
+                "name": _names(c),
+                "colour": colour,
+                "points": value_of(c),
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------ phases, roles, moves
+
+
+def _both(en: str, es: str) -> dict[str, str]:
+    return {"en": en, "es": es}
+
+
+PHASES: list[dict] = [
+    {
+        "id": "created",
+        "name": _both("Not started", "Sin empezar"),
+        "description": _both("The table waits for the first round.", "La mesa espera la primera ronda."),
+    },
+    {
+        "id": "draw",
+        "name": _both("Draw", "Descarte"),
+        "description": _both(
+            "Elder to Younger, then the Dealer: each discards up to four cards and draws as many, or folds.",
+            "De la mano al postre y luego la banca: cada uno descarta hasta cuatro cartas y roba otras tantas, "
+            "o se retira.",
+        ),
+    },
+    {
+        "id": "bet_name",
+        "name": _both("Dealer names a bet", "La banca fija la apuesta"),
+        "description": _both(
+            "The Dealer names the amount the others must match to stay in (it may be zero).",
+            "La banca fija lo que los demás deben igualar para seguir (puede ser cero).",
+        ),
+    },
+    {
+        "id": "bet_respond",
+        "name": _both("Answering the bet", "Respuesta a la apuesta"),
+        "description": _both(
+            "Elder to Younger: match the Dealer's bet, and raise if this part allows it, or fold.",
+            "De la mano al postre: igualar la apuesta de la banca, y subir si esta parte lo permite, o retirarse.",
+        ),
+    },
+    {
+        "id": "bet_dealer",
+        "name": _both("Dealer faces the raises", "La banca ante las subidas"),
+        "description": _both(
+            "The Dealer matches the collective raise or folds (the Dealership is then auctioned).",
+            "La banca iguala la suma de las subidas o se retira (y entonces se subasta la banca).",
+        ),
+    },
+    {
+        "id": "auction",
+        "name": _both("Auction of the Dealership", "Subasta de la banca"),
+        "description": _both(
+            "The Dealer has folded: the players still in bid for the Dealership, a Stake above the highest bid.",
+            "La banca se ha retirado: los que siguen pujan por la banca, una puesta por encima de la puja más alta.",
+        ),
+    },
+    {
+        "id": "buy",
+        "name": _both("Buying cards", "Compra de cartas"),
+        "description": _both(
+            "The second five: buy cards face down at a Stake each, then stand and take the rest face up.",
+            "Las segundas cinco: comprar cartas boca abajo a una puesta cada una y plantarse para recibir el resto "
+            "boca arriba.",
+        ),
+    },
+    {
+        "id": "extra",
+        "name": _both("Extra bet", "Apuesta extra"),
+        "description": _both(
+            "Each player places an extra bet, possibly zero, in front of itself; the Dealer alone must match them.",
+            "Cada jugador hace una apuesta extra, quizá cero, delante de sí; solo la banca debe igualarlas.",
+        ),
+    },
+    {
+        "id": "dealer_extra",
+        "name": _both("Dealer faces the extra bets", "La banca ante las apuestas extra"),
+        "description": _both(
+            "The Dealer matches the extra bets, passes the Dealership to the Elder, or folds.",
+            "La banca iguala las apuestas extra, pasa la banca a la mano o se retira.",
+        ),
+    },
+    {
+        "id": "offer",
+        "name": _both("Dealership offered", "Banca ofrecida"),
+        "description": _both(
+            "The Dealership goes round from the Elder: accept it by matching the others' extra bets, or decline.",
+            "La banca va pasando desde la mano: aceptarla igualando las apuestas extra de los demás, o rechazarla.",
+        ),
+    },
+    {
+        "id": "predeclare",
+        "name": _both("Before the Showdown", "Antes del enfrentamiento"),
+        "description": _both(
+            "With modifiers: from the Elder to the Dealer, each may declare special cards, then is ready.",
+            "Con modificadores: de la mano a la banca, cada uno puede declarar cartas especiales y luego pasa.",
+        ),
+    },
+    {
+        "id": "showdown",
+        "name": _both("Showdown", "Enfrentamiento"),
+        "description": _both(
+            "With modifiers: the next player may declare, then shows its hand against the one holding the table.",
+            "Con modificadores: el siguiente jugador puede declarar y enseña su mano contra la que domina la mesa.",
+        ),
+    },
+    {
+        "id": "answer",
+        "name": _both("Answer in a duel", "Réplica en un duelo"),
+        "description": _both(
+            "With modifiers: the player now losing the duel declares a modifier or concedes.",
+            "Con modificadores: quien va perdiendo el duelo declara un modificador o cede.",
+        ),
+    },
+    {
+        "id": "choose",
+        "name": _both("Choosing a replacement", "Elección del reemplazo"),
+        "description": _both(
+            "The Lady or Fate was declared: its holder keeps one of the next two cards in its place.",
+            "Se declaró la Dama o el Destino: quien la tenía se queda con una de las dos cartas siguientes.",
+        ),
+    },
+    {
+        "id": "reveal",
+        "name": _both("Forced disclosure", "Revelación obligada"),
+        "description": _both(
+            "The Archchancellor brought out Death: every other player shows one undisclosed card.",
+            "El Archicanciller sacó a la Muerte: cada uno de los demás enseña una carta aún oculta.",
+        ),
+    },
+    {
+        "id": "between_rounds",
+        "name": _both("Between rounds", "Entre rondas"),
+        "description": _both(
+            "A round is over; the next one is being dealt.", "Ha terminado una ronda; se reparte la siguiente."
+        ),
+    },
+    {
+        "id": "finished",
+        "name": _both("Match over", "Partida terminada"),
+        "description": _both(
+            "The match is over: the bankrolls are the scores.", "La partida ha terminado: cuenta lo que tiene cada uno."
+        ),
+    },
+]
+
+
+ROLES: list[dict] = [
+    {"id": "dealer", "name": _both("Dealer", "Banca")},
+    {"id": "elder", "name": _both("Elder", "Mano")},
+    {"id": "player", "name": _both("Player", "Jugador")},
+    {"id": "younger", "name": _both("Younger", "Postre")},
+]
+
+
+_CARD_SCHEMA: dict[str, Any] = {
+    "type": "integer",
+    "minimum": 0,
+    "maximum": DECK_SIZE - 1,
+    "x-naipes-card": True,
+    "description": "a card id 0..103 (see CARD_PATTERN and deck() for its code)",
+}
+
+
+def _schema(type_: str, fields: dict | None = None, required: tuple[str, ...] = (), **more: Any) -> dict:
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {"type": {"const": type_}, **(fields or {})},
+        "required": ["type", *required],
+        "additionalProperties": False,
+        **more,
+    }
+
+
+def _chips(minimum: int = 0, what: str = "chips") -> dict:
+    return {"type": "integer", "minimum": minimum, "description": what}
+
+
+_DECLARABLE = ("lady", "fate", "rewild", "atuin", "elephants", "sender", "death", "archchancellor", "fool")
+
+
+def _move(en: str, es: str, schema: dict) -> dict:
+    return {"description": _both(en, es), "schema": schema}
+
+
+MOVES: dict[str, dict] = {
+    "discard": _move(
+        "The draw: discard up to four cards (none is allowed) and draw as many from the pack.",
+        "El descarte: descartar hasta cuatro cartas (o ninguna) y robar otras tantas del mazo.",
+        _schema(
+            "discard",
+            {"cards": {"type": "array", "items": _CARD_SCHEMA, "maxItems": 4, "uniqueItems": True}},
+            ("cards",),
+        ),
+    ),
+    "fold": _move(
+        "Fold: in the draw (throwing in all five), against the Dealer's bet, or as the Dealer refusing the "
+        "collective raise or the extra bets (the Dealership is then auctioned).",
+        "Retirarse: en el descarte (tirando las cinco), ante la apuesta de la banca, o siendo la banca al "
+        "rechazar las subidas o las apuestas extra (entonces se subasta la banca).",
+        _schema("fold"),
+    ),
+    "bet": _move(
+        "The Dealer names a bet in chips (zero allowed, at most the largest raise).",
+        "La banca fija una apuesta en fichas (puede ser cero, como mucho la subida máxima).",
+        _schema("bet", {"amount": _chips()}, ("amount",)),
+    ),
+    "match": _move(
+        "Match the Dealer's bet, with an optional raise in chips; or, as the Dealer, match the collective raise.",
+        "Igualar la apuesta de la banca, con una subida opcional en fichas; o, siendo la banca, igualar las subidas.",
+        _schema("match", {"raise": _chips(what="the raise in chips (0: none)")}),
+    ),
+    "bid": _move(
+        "Bid for the Dealership: a total at least one Stake above the highest bid.",
+        "Pujar por la banca: un total de al menos una puesta por encima de la puja más alta.",
+        _schema("bid", {"amount": _chips(1, "the bid's total in chips")}, ("amount",)),
+    ),
+    "decline_bid": _move(
+        "Leave the auction of the Dealership.", "Abandonar la subasta de la banca.", _schema("decline_bid")
+    ),
+    "buy": _move(
+        "Buy cards face down from the Dealer at a Stake each (five in all at most).",
+        "Comprar cartas boca abajo a la banca, a una puesta cada una (cinco en total como mucho).",
+        _schema("buy", {"count": {"type": "integer", "minimum": 1, "maximum": 5}}, ("count",)),
+    ),
+    "stand": _move(
+        "Stop buying: the rest of the second five are dealt face up.",
+        "Dejar de comprar: el resto de las segundas cinco se reparte boca arriba.",
+        _schema("stand"),
+    ),
+    "extra_bet": _move(
+        "Place an extra bet in chips (zero allowed) that the Dealer alone must match.",
+        "Hacer una apuesta extra en fichas (puede ser cero) que solo la banca debe igualar.",
+        _schema("extra_bet", {"amount": _chips()}, ("amount",)),
+    ),
+    "match_extra": _move(
+        "As the Dealer, match the total of the other players' extra bets.",
+        "Siendo la banca, igualar la suma de las apuestas extra de los demás.",
+        _schema("match_extra"),
+    ),
+    "pass_dealership": _move(
+        "As the Dealer, give the Dealership to the Elder instead of matching the extra bets.",
+        "Siendo la banca, pasar la banca a la mano en vez de igualar las apuestas extra.",
+        _schema("pass_dealership"),
+    ),
+    "accept_dealership": _move(
+        "Accept the Dealership offered, matching the other players' extra bets.",
+        "Aceptar la banca ofrecida, igualando las apuestas extra de los demás.",
+        _schema("accept_dealership"),
+    ),
+    "decline_dealership": _move(
+        "Decline the Dealership offered; it passes on to the left.",
+        "Rechazar la banca ofrecida, que pasa al siguiente.",
+        _schema("decline_dealership"),
+    ),
+    "declare": _move(
+        "Declare a modifier's special card: the Lady, Fate, the Lady's claim to wild eights (rewild), Great "
+        "A’Tuin (from, to), the Elephants (four cards), the Sender of Eights, Death, the Archchancellor, the Fool.",
+        "Declarar la carta especial de un modificador: la Dama, el Destino, los ochos comodines de quien tiene "
+        "la Dama (rewild), la Gran A’Tuin (from, to), los Elefantes (cuatro cartas), el Emisor de Ochos, la "
+        "Muerte, el Archicanciller, el Loco.",
+        _schema(
+            "declare",
+            {
+                "modifier": {"enum": list(_DECLARABLE)},
+                "from": _CARD_SCHEMA,
+                "to": _CARD_SCHEMA,
+                "cards": {"type": "array", "items": _CARD_SCHEMA, "minItems": 4, "maxItems": 4, "uniqueItems": True},
+            },
+            ("modifier",),
+            allOf=[
+                {
+                    "if": {"properties": {"modifier": {"const": "atuin"}}},
+                    "then": {"required": ["from", "to"], "not": {"required": ["cards"]}},
+                },
+                {
+                    "if": {"properties": {"modifier": {"const": "elephants"}}},
+                    "then": {"required": ["cards"], "not": {"anyOf": [{"required": ["from"]}, {"required": ["to"]}]}},
+                },
+                {
+                    "if": {
+                        "properties": {
+                            "modifier": {"enum": [m for m in _DECLARABLE if m not in ("atuin", "elephants")]}
+                        }
+                    },
+                    "then": {"not": {"anyOf": [{"required": ["from"]}, {"required": ["to"]}, {"required": ["cards"]}]}},
+                },
+            ],
+        ),
+    ),
+    "choose": _move(
+        "Keep one of the two cards offered in place of the Lady or Fate.",
+        "Quedarse con una de las dos cartas ofrecidas en lugar de la Dama o del Destino.",
+        _schema("choose", {"card": _CARD_SCHEMA}, ("card",)),
+    ),
+    "reveal": _move(
+        "Show one undisclosed card, as the Archchancellor demands.",
+        "Enseñar una carta aún oculta, como exige el Archicanciller.",
+        _schema("reveal", {"card": _CARD_SCHEMA}, ("card",)),
+    ),
+    "ready": _move(
+        "Declare nothing more before the Showdown.",
+        "No declarar nada más antes del enfrentamiento.",
+        _schema("ready"),
+    ),
+    "show": _move(
+        "Show one's hand against the player holding the table.",
+        "Enseñar la mano contra quien domina la mesa.",
+        _schema("show"),
+    ),
+    "concede": _move("Concede the duel.", "Ceder el duelo.", _schema("concede")),
+}
+
+
+EVENT_TYPES: tuple[str, ...] = (
+    "RoundStarted",
+    "Discarded",
+    "Folded",
+    "BetNamed",
+    "Matched",
+    "RaiseMatched",
+    "PartOpened",
+    "DealerDealt",
+    "Bought",
+    "Stood",
+    "ExtraBet",
+    "ExtraMatched",
+    "DealershipPassed",
+    "DealershipDeclined",
+    "DealerChanged",
+    "AuctionOpened",
+    "Bid",
+    "BidDeclined",
+    "RoundEnded",
+    "MatchEnded",
+    "Declared",
+    "ReplacementChosen",
+    "CardRevealed",
+    "ShowdownOpened",
+    "Ready",
+    "ChallengerCalled",
+    "HandShown",
+    "Compared",
+    "Conceded",
+    "DuelEnded",
+)
+
+
+# ------------------------------------------------------------------- words
+
+_SPECIAL = {
+    # card -> (English, Spanish), with their articles
+    LADY: ("the Lady", "la Dama"),
+    FATE: ("Fate", "el Destino"),
+    ATUIN: ("Great A’Tuin", "la Gran A’Tuin"),
+    SENDER: ("the Sender of Eights", "el Emisor de Ochos"),
+    DEATH: ("Death", "la Muerte"),
+    ARCH: ("the Archchancellor", "el Archicanciller"),
+    FOOL: ("the Fool", "el Loco"),
+}
+
+
+_KINDS = {
+    # grouping kind -> (English, Spanish), each with its indefinite article
+    "bagel": ("a bagel", "una rosquilla"),
+    "double_bagel": ("a double bagel", "una rosquilla doble"),
+    "triple_bagel": ("a triple bagel", "una rosquilla triple"),
+    "lesser_bagel": ("a lesser bagel", "una rosquilla menor"),
+    "great_bagel": ("a great bagel", "una gran rosquilla"),
+    "two_card_onion": ("a two-card onion", "una cebolla de dos cartas"),
+    "broken_flush": ("a broken flush", "un color roto"),
+    "three_card_onion": ("a three-card onion", "una cebolla de tres cartas"),
+    "flush": ("a flush", "un color"),
+    "four_card_onion": ("a four-card onion", "una cebolla de cuatro cartas"),
+    "broken_royal": ("a broken Royal", "un Real roto"),
+    "five_card_onion": ("a five-card onion", "una cebolla de cinco cartas"),
+    "royal": ("a Royal", "un Real"),
+    "six_card_onion": ("a six-card onion", "una cebolla de seis cartas"),
+    "wild_royal": ("a Wild Royal", "un Real comodín"),
+    "seven_card_onion": ("a seven-card onion", "una cebolla de siete cartas"),
+    "double_onion": ("a Double Onion", "una Cebolla Doble"),
+    "triple_onion": ("a Triple Onion", "una Cebolla Triple"),
+    "lesser_onion": ("a Lesser Onion", "una Cebolla Menor"),
+    "great_onion": ("a Great Onion", "una Gran Cebolla"),
+    "octavo": ("the Octavo", "el Octavo"),
+    "elephants_double_onion": ("the Elephants’ Double Onion", "la Cebolla Doble de los Elefantes"),
+}
+
+
+_RUN = {9: ("a nine-card running flush", "una escalera de color de nueve cartas")}
+_RUN[10] = ("a ten-card running flush", "una escalera de color de diez cartas")
+
+
+def _pick(lang: str, pair: tuple[str, str]) -> str:
+    return pair[0] if lang == "en" else pair[1]
+
+
+def _check_lang(lang: str) -> None:
+    if lang not in ("en", "es"):
+        raise ValueError(f"unknown language {lang!r}: labels are written in 'en' and 'es'")
+
+
+def _name(players: list[str], seat: Any, lang: str) -> str:
+    if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(players):
+        return str(players[seat])
+    return f"seat {seat}" if lang == "en" else f"el asiento {seat}"
+
+
+def _join(items: list[str], lang: str) -> str:
+    items = [str(x) for x in items]
+    if not items:
+        return "nobody" if lang == "en" else "nadie"
+    if len(items) == 1:
+        return items[0]
+    last = items[-1]
+    if lang == "en":
+        return ", ".join(items[:-1]) + " and " + last
+    low = last.lower()
+    conj = "e" if (low.startswith("i") or low.startswith("hi")) and not low.startswith("hie") else "y"
+    return ", ".join(items[:-1]) + f" {conj} " + last
+
+
+def _de(text: str) -> str:
+    """Spanish "de" before a noun phrase, contracted before "el": "del Destino", "de la Dama"."""
+    return "del " + text[3:] if text.startswith("el ") else "de " + text
+
+
+def _chipword(n: Any, lang: str) -> str:
+    one = n == 1
+    return f"{n} chip" + ("" if one else "s") if lang == "en" else f"{n} ficha" + ("" if one else "s")
+
+
+def _code_of(c: Any) -> str:
+    return code(c) if _is_card(c) else "?"
+
+
+def _codes(cards: Any, lang: str) -> str:
+    return _join([_code_of(c) for c in (cards or [])], lang)
+
+
+def _special(c: Any, lang: str) -> str:
+    """A special card by its role and code: "the Lady (QS)"."""
+    pair = _SPECIAL.get(c)
+    if pair is None:
+        return _code_of(c)
+    return f"{_pick(lang, pair)} ({_code_of(c)})"
+
+
+def _kind(kind: Any, lang: str) -> str:
+    pair = _KINDS.get(kind)
+    if pair is None:
+        text = str(kind).replace("_", " ")
+        return f"a {text}" if lang == "en" else f"una agrupación {text}"
+    return _pick(lang, pair)
+
+
+def _bare(kind: Any, lang: str) -> str:
+    """A grouping kind without its article: "Great Onion", "Gran Cebolla"."""
+    text = _kind(kind, lang)
+    for article in ("a ", "an ", "the ", "un ", "una ", "el ", "la "):
+        if text.startswith(article):
+            return text[len(article) :]
+    return text
+
+
+def _definite_es(kind: Any) -> str:
+    """A grouping kind with the Spanish definite article: "la Gran Cebolla", "el color"."""
+    text = _kind(kind, "es")
+    if text.startswith("una "):
+        return "la " + text[4:]
+    if text.startswith("un "):
+        return "el " + text[3:]
+    return text
+
+
+def _groupings(arrangement: Any, lang: str) -> str:
+    """The groupings of a shown hand: "a Double Onion (QS AC KH O1) and a bagel (10S JD)"."""
+    groups = (arrangement.get("groupings") or []) if isinstance(arrangement, dict) else []
+    parts = [f"{_kind(g.get('kind'), lang)} ({' '.join(_code_of(c) for c in g.get('cards') or [])})" for g in groups]
+    if not parts:
+        return "no grouping" if lang == "en" else "ninguna agrupación"
+    return _join(parts, lang)
+
+
+def _top(arrangement: Any) -> str | None:
+    if not isinstance(arrangement, dict):
+        return None
+    groups = arrangement.get("groupings") or []
+    return arrangement.get("top") or (groups[0].get("kind") if groups else None)
+
+
+# --------------------------------------------------------------- move labels
+
+
+def _live(view: dict) -> list[int]:
+    ins = set(view.get("in_round") or [])
+    return [s for s in view.get("order") or [] if s in ins]
+
+
+def _extra_owed(view: dict, seat: int) -> int:
+    ins = set(view.get("in_round") or [])
+    return sum(v for k, v in (view.get("extra") or {}).items() if int(k) != seat and int(k) in ins)
+
+
+def _raises(view: dict) -> int:
+    return sum(((view.get("betting") or {}).get("raises") or {}).values())
+
+
+def _own_wild(view: dict, seat: int) -> bool:
+    m = view.get("modifiers") or {}
+    opts = view.get("options") or {}
+    return bool(opts.get("null_eights")) and (bool(m.get("eights_wild")) or m.get("own_eights_wild_again") == seat)
+
+
+def _declare_move(view: dict, seat: int, move: dict) -> tuple[str, str]:
+    mod = move.get("modifier")
+    m = view.get("modifiers") or {}
+    players = view.get("players") or []
+    if mod == "lady":
+        lady = _special(LADY, "en"), _special(LADY, "es")
+        if _own_wild(view, seat):
+            return (
+                f"declare {lady[0]}: one eleven of every other hand counts one",
+                f"declarar {lady[1]}: un once de cada mano rival cuenta uno",
+            )
+        return (
+            f"declare {lady[0]} and keep one of the next two cards in its place",
+            f"declarar {lady[1]} y quedarse con una de las dos cartas siguientes en su lugar",
+        )
+    if mod == "fate":
+        fate = _special(FATE, "en"), _special(FATE, "es")
+        if _own_wild(view, seat):
+            return (
+                f"declare {fate[0]}: eights stop being wild",
+                f"declarar {fate[1]}: los ochos dejan de ser comodines",
+            )
+        who = (m.get("lady") or {}).get("seat")
+        if who == seat:
+            return (
+                f"declare {fate[0]} and replace it: your own aces count zero",
+                f"declarar {fate[1]} y reemplazarlo: tus propios ases valen cero",
+            )
+        return (
+            f"declare {fate[0]} and replace it: the aces of {_name(players, who, 'en')} count zero",
+            f"declarar {fate[1]} y reemplazarlo: los ases de {_name(players, who, 'es')} valen cero",
+        )
+    if mod == "rewild":
+        return (
+            f"claim with {_special(LADY, 'en')}: your own eights are wild again",
+            f"reclamar con {_special(LADY, 'es')}: tus ochos vuelven a ser comodines",
+        )
+    if mod == "atuin":
+        a, b = _code_of(move.get("from")), _code_of(move.get("to"))
+        return (
+            f"declare {_special(ATUIN, 'en')}: move eight points from {a} to {b}",
+            f"declarar {_special(ATUIN, 'es')}: pasar ocho puntos de {a} a {b}",
+        )
+    if mod == "elephants":
+        cs = " ".join(_code_of(c) for c in move.get("cards") or [])
+        return (
+            f"declare the Elephants: {cs} with {_code_of(ATUIN)} make a Double Onion",
+            f"declarar los Elefantes: {cs} con {_code_of(ATUIN)} forman una Cebolla Doble",
+        )
+    if mod == "death":
+        return f"show {_special(DEATH, 'en')}", f"mostrar {_special(DEATH, 'es')}"
+    if mod == "fool":
+        return (
+            f"declare {_special(FOOL, 'en')}: bagels and Onions swap places",
+            f"declarar {_special(FOOL, 'es')}: rosquillas y Cebollas cambian de lugar",
+        )
+    card_ = {"sender": SENDER, "archchancellor": ARCH}.get(mod)
+    if card_ is None:
+        raise ValueError(f"not a declaration of Cripple Mr Onion: {mod!r}")
+    return f"declare {_special(card_, 'en')}", f"declarar {_special(card_, 'es')}"
+
+
+def _replaced(view: dict, seat: int) -> int:
+    """The special card a pending choice replaces: Fate if this seat declared it to replace it and it
+    is not on the table yet, else the Lady."""
+    m = view.get("modifiers") or {}
+    fate = m.get("fate") or {}
+    table = (m.get("on_table") or [])[seat] if seat < len(m.get("on_table") or []) else []
+    if fate.get("seat") == seat and fate.get("mode") == "replace" and FATE not in table:
+        return FATE
+    return LADY
+
+
+def _move_pair(view: dict, seat: int, move: dict) -> tuple[str, str]:
+    t = move.get("type")
+    phase = view.get("phase")
+    players = view.get("players") or []
+    if t == "discard":
+        cards = move.get("cards") or []
+        if not cards:
+            return "discard nothing: keep all five cards", "no descartar: quedarse con las cinco cartas"
+        return f"discard {_codes(cards, 'en')}", f"descartar {_codes(cards, 'es')}"
+    if t == "fold":
+        if phase == "draw":
+            return "fold: throw in all five cards", "retirarse: tirar las cinco cartas"
+        if phase == "bet_dealer":
+            r = _raises(view)
+            return (
+                f"fold rather than match the raises of {_chipword(r, 'en')} (the Dealership goes to auction)",
+                f"retirarse sin igualar las subidas de {_chipword(r, 'es')} (se subasta la banca)",
+            )
+        if phase == "dealer_extra":
+            owed = _extra_owed(view, seat)
+            return (
+                f"fold rather than match the extra bets of {_chipword(owed, 'en')} (the Dealership goes to auction)",
+                f"retirarse sin igualar las apuestas extra de {_chipword(owed, 'es')} (se subasta la banca)",
+            )
+        bet = (view.get("betting") or {}).get("bet")
+        if bet:
+            return f"fold rather than match {_chipword(bet, 'en')}", f"retirarse sin igualar {_chipword(bet, 'es')}"
+        return "fold", "retirarse"
+    if t == "bet":
+        a = move.get("amount", 0)
+        if not a:
+            return "make a zero bet", "hacer una apuesta cero"
+        return f"bet {_chipword(a, 'en')}", f"apostar {_chipword(a, 'es')}"
+    if t == "match":
+        if phase == "bet_dealer":
+            r = _raises(view)
+            return f"match the raises: {_chipword(r, 'en')}", f"igualar las subidas: {_chipword(r, 'es')}"
+        bet = (view.get("betting") or {}).get("bet") or 0
+        raised = move.get("raise", 0) or 0
+        en = f"match {_chipword(bet, 'en')}" if bet else "stay in at the zero bet"
+        es = f"igualar {_chipword(bet, 'es')}" if bet else "seguir con la apuesta cero"
+        if raised:
+            en += f" and raise {_chipword(raised, 'en')}"
+            es += f" y subir {_chipword(raised, 'es')}"
+        return en, es
+    if t == "bid":
+        a = move.get("amount")
+        return f"bid {_chipword(a, 'en')} for the Dealership", f"pujar {_chipword(a, 'es')} por la banca"
+    if t == "decline_bid":
+        return "drop out of the auction", "abandonar la subasta"
+    if t == "buy":
+        k = move.get("count", 0)
+        cost = k * ((view.get("options") or {}).get("stake") or 0)
+        if k == 1:
+            return f"buy a card for {_chipword(cost, 'en')}", f"comprar una carta por {_chipword(cost, 'es')}"
+        return f"buy {k} cards for {_chipword(cost, 'en')}", f"comprar {k} cartas por {_chipword(cost, 'es')}"
+    if t == "stand":
+        left = 5 - (view.get("bought") or 0)
+        if left == 1:
+            return "stand: take the last card face up", "plantarse: recibir la última carta boca arriba"
+        if left == 5:
+            return "stand: take five cards face up", "plantarse: recibir cinco cartas boca arriba"
+        return (
+            f"stand: take the other {left} cards face up",
+            f"plantarse: recibir las otras {left} cartas boca arriba",
+        )
+    if t == "extra_bet":
+        a = move.get("amount", 0)
+        if not a:
+            return "make no extra bet", "no hacer apuesta extra"
+        return f"make an extra bet of {_chipword(a, 'en')}", f"hacer una apuesta extra de {_chipword(a, 'es')}"
+    if t == "match_extra":
+        owed = _extra_owed(view, seat)
+        if not owed:
+            return "take up the extra bets (nothing to match)", "aceptar las apuestas extra (nada que igualar)"
+        return f"match the extra bets: {_chipword(owed, 'en')}", f"igualar las apuestas extra: {_chipword(owed, 'es')}"
+    if t == "pass_dealership":
+        after = [s for s in _live(view) if s != (view.get("order") or [None])[0]]
+        if after:
+            name = _name(players, after[0], "en")
+            return f"pass the Dealership to {name}", f"pasar la banca a {name}"
+        return "pass the Dealership on", "pasar la banca"
+    if t == "accept_dealership":
+        owed = _extra_owed(view, seat)
+        if not owed:
+            return "accept the Dealership", "aceptar la banca"
+        return (
+            f"accept the Dealership, paying {_chipword(owed, 'en')}",
+            f"aceptar la banca pagando {_chipword(owed, 'es')}",
+        )
+    if t == "decline_dealership":
+        return "decline the Dealership", "rechazar la banca"
+    if t == "declare":
+        return _declare_move(view, seat, move)
+    if t == "choose":
+        c = _code_of(move.get("card"))
+        sp = _replaced(view, seat)
+        return (
+            f"keep {c} in place of {_pick('en', _SPECIAL[sp])}",
+            f"quedarse con {c} en lugar {_de(_pick('es', _SPECIAL[sp]))}",
+        )
+    if t == "reveal":
+        c = _code_of(move.get("card"))
+        return f"reveal {c}", f"descubrir {c}"
+    if t == "ready":
+        return "declare nothing more before the Showdown", "no declarar nada más antes del enfrentamiento"
+    sd = (view.get("modifiers") or {}).get("showdown") or {}
+    if t == "show":
+        holder = sd.get("holder")
+        if holder is None or holder == seat:
+            return "show your hand", "enseñar tu mano"
+        name = _name(players, holder, "en")
+        return f"show your hand against {name}", f"enseñar tu mano contra {name}"
+    if t == "concede":
+        other = sd.get("holder") if sd.get("challenger") == seat else sd.get("challenger")
+        if other is None:
+            return "concede the duel", "ceder el duelo"
+        name = _name(players, other, "en")
+        return f"concede the duel to {name}", f"ceder el duelo a {name}"
+    raise ValueError(f"not a move of Cripple Mr Onion: {t!r}")
+
+
+def label_move(view: dict, seat: int, move: dict, lang: str) -> str:
+    """One short sentence for a legal move of ``seat``, written for that seat,
+    from its own view: "discard 7S and QC", "match 20 chips and raise 10 chips",
+    "declare the Lady (QS) and keep one of the next two cards in its place"."""
+    _check_lang(lang)
+    return _pick(lang, _move_pair(view, seat, move))
+
+
+# -------------------------------------------------------------- event labels
+
+
+def _declared(d: dict, players: list[str], lang: str) -> str:
+    who = _name(players, d.get("seat"), lang)
+    mod = d.get("modifier")
+    en = lang == "en"
+    if mod == "lady":
+        lady = _special(LADY, lang)
+        if d.get("mode") == "devalue":
+            return (
+                f"{who} declares {lady}: one eleven of every other hand counts one"
+                if en
+                else f"{who} declara {lady}: un once de cada mano rival cuenta uno"
+            )
+        return (
+            f"{who} declares {lady} and will keep one of the next two cards in its place"
+            if en
+            else f"{who} declara {lady} y se quedará con una de las dos cartas siguientes en su lugar"
+        )
+    if mod == "fate":
+        fate = _special(FATE, lang)
+        if d.get("mode") == "stop":
+            return (
+                f"{who} declares {fate}: eights are no longer wild"
+                if en
+                else f"{who} declara {fate}: los ochos dejan de ser comodines"
+            )
+        zeroed = _name(players, d.get("zeroes"), lang)
+        return (
+            f"{who} declares {fate}: the aces of {zeroed} count zero"
+            if en
+            else f"{who} declara {fate}: los ases de {zeroed} valen cero"
+        )
+    if mod == "rewild":
+        lady = _special(LADY, lang)
+        return (
+            f"{who} claims with {lady}: its own eights are wild again"
+            if en
+            else f"{who} reclama con {lady}: sus ochos vuelven a ser comodines"
+        )
+    if mod == "atuin":
+        a, b = _code_of(d.get("from")), _code_of(d.get("to"))
+        atuin = _special(ATUIN, lang)
+        return (
+            f"{who} declares {atuin}: eight points move from {a} to {b}"
+            if en
+            else f"{who} declara {atuin}: pasan ocho puntos de {a} a {b}"
+        )
+    if mod == "elephants":
+        cs = " ".join(_code_of(c) for c in d.get("cards") or [])
+        q = _code_of(ATUIN)
+        return (
+            f"{who} declares the Elephants: {cs} with {q} make a Double Onion"
+            if en
+            else f"{who} declara los Elefantes: {cs} con {q} forman una Cebolla Doble"
+        )
+    if mod == "sender":
+        sender = _special(SENDER, lang)
+        if d.get("forced"):
+            return (
+                f"{who} is dealt {sender}, declared at once: aces count zero"
+                if en
+                else f"{who} recibe {sender}, declarado en el acto: los ases valen cero"
+            )
+        return f"{who} declares {sender}" if en else f"{who} declara {sender}"
+    if mod == "death":
+        return f"{who} shows {_special(DEATH, lang)}" if en else f"{who} muestra {_special(DEATH, lang)}"
+    if mod == "archchancellor":
+        arch = _special(ARCH, lang)
+        holder = d.get("death_holder")
+        if holder is None:
+            return (
+                f"{who} declares {arch}: nobody holds Death, so the jack of staves is wild"
+                if en
+                else f"{who} declara {arch}: nadie tiene la Muerte, así que la sota de bastos es comodín"
+            )
+        h = _name(players, holder, lang)
+        return (
+            f"{who} declares {arch}: {h} must show {_special(DEATH, lang)} and every other player one card"
+            if en
+            else f"{who} declara {arch}: {h} debe mostrar {_special(DEATH, lang)} y los demás una carta cada uno"
+        )
+    if mod == "fool":
+        fool = _special(FOOL, lang)
+        return (
+            f"{who} declares {fool}: bagels and Onions swap places"
+            if en
+            else f"{who} declara {fool}: rosquillas y Cebollas cambian de lugar"
+        )
+    return f"{who} declares {_special(d.get('card'), lang)}" if en else f"{who} declara {_special(d.get('card'), lang)}"
+
+
+def _round_ended(d: dict, players: list[str], lang: str) -> str:
+    en = lang == "en"
+    reason = d.get("reason")
+    winner = d.get("winner")
+    if winner is not None:
+        w = _name(players, winner, lang)
+        pot = _chipword(d.get("amount", 0), lang)
+        if reason == "showdown":
+            top = _top((d.get("showdown") or {}).get(str(winner)))
+            if top:
+                k = _kind(top, lang)
+                text = f"{w} wins the Pot of {pot} with {k}" if en else f"{w} gana el bote de {pot} con {k}"
+            else:
+                text = (
+                    f"{w} wins the Pot of {pot} at the Showdown"
+                    if en
+                    else f"{w} gana el bote de {pot} en el enfrentamiento"
+                )
+        else:
+            text = (
+                f"{w}, the last player in, wins the Pot of {pot}"
+                if en
+                else f"{w}, el último que queda, gana el bote de {pot}"
+            )
+    elif reason == "dealership-refused":
+        text = (
+            "the Dealership went round the table unaccepted: everybody folds and the Pot carries over"
+            if en
+            else "nadie acepta la banca: todos se retiran y el bote pasa a la ronda siguiente"
+        )
+    else:
+        text = (
+            "nobody bids for the Dealership: everybody folds and the Pot carries over"
+            if en
+            else "nadie puja por la banca: todos se retiran y el bote pasa a la ronda siguiente"
+        )
+    returned = d.get("returned") or {}
+    if returned:
+        names = _join([_name(players, int(s), lang) for s in returned], lang)
+        text += f"; the extra bets go back to {names}" if en else f"; las apuestas extra vuelven a {names}"
+    return text
+
+
+def _compared(d: dict, players: list[str], lang: str) -> str:
+    en = lang == "en"
+    w, lo = _name(players, d.get("winner"), lang), _name(players, d.get("loser"), lang)
+    how = d.get("how")
+    hands = d.get("hands") or {}
+    if how in ("crippled", "out-crippled"):
+        run = (hands.get(str(d.get("winner"))) or {}).get("run") or {}
+        r = _pick(lang, _RUN.get(run.get("length"), ("a running flush", "una escalera de color")))
+        if how == "out-crippled":
+            return f"{w} out-cripples {lo} with {r}" if en else f"{w} supera la escalera de {lo} con {r}"
+        top = _top(hands.get(str(d.get("loser"))))
+        if en:
+            return f"{w} cripples {lo}’s {_bare(top, 'en') if top else 'hand'} with {r}"
+        return f"{w} lisia {_definite_es(top) if top else 'la mano'} de {lo} con {r}"
+    if how == "crippler":
+        return (
+            f"{w} has crippled an Onion and holds the table against {lo}"
+            if en
+            else f"{w} ya lisió una Cebolla y domina la mesa frente a {lo}"
+        )
+    if how == "precedence":
+        return f"{w} and {lo} tie; {w} wins by precedence" if en else f"{w} y {lo} empatan; gana {w} por precedencia"
+    top = _top(hands.get(str(d.get("winner"))))
+    if top:
+        k = _kind(top, lang)
+        return f"{w} beats {lo} with {k}" if en else f"{w} gana a {lo} con {k}"
+    return f"{w} beats {lo}" if en else f"{w} gana a {lo}"
+
+
+def _event_text(ev: dict, players: list[str], lang: str) -> str:
+    t = ev.get("type")
+    d = ev.get("data") or {}
+    en = lang == "en"
+    who = _name(players, d.get("seat"), lang)
+    if t == "RoundStarted":
+        rnd = d.get("round")
+        dealer = _name(players, d.get("dealer"), lang)
+        n = len(d.get("seating") or [])
+        pot = _chipword(d.get("pot", 0), lang)
+        if d.get("carried"):
+            return (
+                f"round {rnd}: {dealer} deals to {n} players; the Pot of {pot} carried over is the ante"
+                if en
+                else f"ronda {rnd}: {dealer} es la banca, {n} jugadores; el bote acumulado de {pot} hace de ante"
+            )
+        ante = _chipword(d.get("ante", 0), lang)
+        return (
+            f"round {rnd}: {dealer} deals to {n} players, each antes {ante}; the Pot holds {pot}"
+            if en
+            else f"ronda {rnd}: {dealer} es la banca, {n} jugadores ponen {ante}; el bote tiene {pot}"
+        )
+    if t == "Discarded":
+        k = d.get("count", 0)
+        if d.get("fold"):
+            return f"{who} folds, throwing in all five cards" if en else f"{who} se retira y tira las cinco cartas"
+        if not k:
+            return f"{who} keeps all five cards" if en else f"{who} se queda con sus cinco cartas"
+        if k == 1:
+            return f"{who} discards a card and draws one" if en else f"{who} descarta una carta y roba otra"
+        return f"{who} discards {k} cards and draws {k}" if en else f"{who} descarta {k} cartas y roba otras {k}"
+    if t == "Folded":
+        reason = d.get("reason")
+        if reason == "dealer-declined-raise":
+            return f"{who} folds rather than match the raises" if en else f"{who} se retira sin igualar las subidas"
+        if reason == "dealer-declined-extra":
+            return (
+                f"{who} folds rather than match the extra bets"
+                if en
+                else f"{who} se retira sin igualar las apuestas extra"
+            )
+        return f"{who} folds" if en else f"{who} se retira"
+    if t == "BetNamed":
+        a = d.get("amount", 0)
+        if not a:
+            return f"{who} makes a zero bet" if en else f"{who} hace una apuesta cero"
+        return f"{who} bets {_chipword(a, lang)}" if en else f"{who} apuesta {_chipword(a, lang)}"
+    if t == "Matched":
+        a, r = d.get("amount", 0), d.get("raise", 0)
+        base = (
+            (f"{who} matches {_chipword(a, lang)}" if en else f"{who} iguala {_chipword(a, lang)}")
+            if a
+            else (f"{who} stays in" if en else f"{who} sigue")
+        )
+        if r:
+            base += f" and raises {_chipword(r, lang)}" if en else f" y sube {_chipword(r, lang)}"
+        return base
+    if t == "RaiseMatched":
+        a = _chipword(d.get("amount", 0), lang)
+        return f"{who} matches the raises: {a}" if en else f"{who} iguala las subidas: {a}"
+    if t == "PartOpened":
+        return (
+            f"part {d.get('part')} of betting round {d.get('round')} begins"
+            if en
+            else f"empieza la parte {d.get('part')} de la ronda de apuestas {d.get('round')}"
+        )
+    if t == "DealerDealt":
+        return (
+            f"{who}, the Dealer, takes five cards face down"
+            if en
+            else f"{who}, la banca, recibe cinco cartas boca abajo"
+        )
+    if t == "Bought":
+        k, paid = d.get("count", 0), _chipword(d.get("paid", 0), lang)
+        if k == 1:
+            return f"{who} buys a card for {paid}" if en else f"{who} compra una carta por {paid}"
+        return f"{who} buys {k} cards for {paid}" if en else f"{who} compra {k} cartas por {paid}"
+    if t == "Stood":
+        up = d.get("up") or []
+        if not up:
+            return f"{who} has bought all five cards" if en else f"{who} ha comprado las cinco cartas"
+        return (
+            f"{who} stands and takes {_codes(up, lang)} face up"
+            if en
+            else f"{who} se planta y recibe {_codes(up, lang)} boca arriba"
+        )
+    if t == "ExtraBet":
+        a = d.get("amount", 0)
+        if not a:
+            return f"{who} makes no extra bet" if en else f"{who} no hace apuesta extra"
+        return (
+            f"{who} makes an extra bet of {_chipword(a, lang)}"
+            if en
+            else f"{who} hace una apuesta extra de {_chipword(a, lang)}"
+        )
+    if t == "ExtraMatched":
+        a = d.get("amount", 0)
+        if not a:
+            return (
+                f"{who} takes up the extra bets (nothing to match)"
+                if en
+                else f"{who} acepta las apuestas extra (nada que igualar)"
+            )
+        return (
+            f"{who} matches the extra bets: {_chipword(a, lang)}"
+            if en
+            else f"{who} iguala las apuestas extra: {_chipword(a, lang)}"
+        )
+    if t == "DealershipPassed":
+        nxt = (d.get("to") or {}).get("turn")
+        if nxt is None:
+            return f"{who} passes the Dealership on" if en else f"{who} cede la banca"
+        n = _name(players, nxt, lang)
+        return f"{who} offers the Dealership to {n}" if en else f"{who} ofrece la banca a {n}"
+    if t == "DealershipDeclined":
+        nxt = (d.get("to") or {}).get("turn")
+        if nxt is None:
+            return f"{who} declines the Dealership" if en else f"{who} rechaza la banca"
+        n = _name(players, nxt, lang)
+        return (
+            f"{who} declines the Dealership, which passes to {n}" if en else f"{who} rechaza la banca, que pasa a {n}"
+        )
+    if t == "DealerChanged":
+        n = _name(players, d.get("dealer"), lang)
+        if d.get("how") == "auction":
+            return (
+                f"{n} wins the auction and becomes the Dealer" if en else f"{n} gana la subasta y pasa a ser la banca"
+            )
+        paid = d.get("paid", 0)
+        if paid:
+            return (
+                f"{n} accepts the Dealership, paying {_chipword(paid, lang)}"
+                if en
+                else f"{n} acepta la banca y paga {_chipword(paid, lang)}"
+            )
+        return f"{n} accepts the Dealership" if en else f"{n} acepta la banca"
+    if t == "AuctionOpened":
+        names = _join([_name(players, s, lang) for s in d.get("active") or []], lang)
+        return f"the Dealership is auctioned among {names}" if en else f"se subasta la banca entre {names}"
+    if t == "Bid":
+        a = _chipword(d.get("amount", 0), lang)
+        return f"{who} bids {a} for the Dealership" if en else f"{who} puja {a} por la banca"
+    if t == "BidDeclined":
+        bid = d.get("bid", 0)
+        if bid:
+            b = _chipword(bid, lang)
+            return (
+                f"{who} drops out of the auction, its bid of {b} staying in the Pot"
+                if en
+                else f"{who} abandona la subasta; su puja de {b} queda en el bote"
+            )
+        return f"{who} drops out of the auction" if en else f"{who} abandona la subasta"
+    if t == "RoundEnded":
+        return _round_ended(d, players, lang)
+    if t == "MatchEnded":
+        scores = d.get("scores") or []
+        winners = d.get("winners") or []
+        names = _join([_name(players, s, lang) for s in winners], lang)
+        best = scores[winners[0]] if winners and isinstance(winners[0], int) and winners[0] < len(scores) else 0
+        rounds = d.get("rounds_played", 0)
+        rw = ("round" if rounds == 1 else "rounds") if en else ("ronda" if rounds == 1 else "rondas")
+        if len(winners) > 1:
+            return (
+                f"the match is over after {rounds} {rw}: {names} win with {_chipword(best, lang)} each"
+                if en
+                else f"fin de la partida tras {rounds} {rw}: ganan {names} con {_chipword(best, lang)} cada uno"
+            )
+        return (
+            f"the match is over after {rounds} {rw}: {names} wins with {_chipword(best, lang)}"
+            if en
+            else f"fin de la partida tras {rounds} {rw}: gana {names} con {_chipword(best, lang)}"
+        )
+    if t == "Declared":
+        return _declared(d, players, lang)
+    if t == "ReplacementChosen":
+        sp = _pick(lang, _SPECIAL.get(d.get("card"), ("a special card", "una carta especial")))
+        if _is_card(d.get("kept")):
+            k = _code_of(d.get("kept"))
+            return (
+                f"{who} keeps {k} face up in place of {sp}"
+                if en
+                else f"{who} se queda con {k} boca arriba en lugar {_de(sp)}"
+            )
+        return (
+            f"{who} keeps one of the two cards in place of {sp}"
+            if en
+            else f"{who} se queda con una de las dos cartas en lugar {_de(sp)}"
+        )
+    if t == "CardRevealed":
+        c = _code_of(d.get("card"))
+        return f"{who} reveals {c}" if en else f"{who} descubre {c}"
+    if t == "ShowdownOpened":
+        names = _join([_name(players, s, lang) for s in d.get("order") or []], lang)
+        return (
+            f"the Showdown begins: {names}, in this order"
+            if en
+            else f"empieza el enfrentamiento: {names}, por este orden"
+        )
+    if t == "Ready":
+        return f"{who} declares nothing more" if en else f"{who} no declara nada más"
+    if t == "ChallengerCalled":
+        return f"{who} is called to the Showdown" if en else f"{who} entra en el enfrentamiento"
+    if t == "HandShown":
+        g = _groupings(d.get("arrangement"), lang)
+        if d.get("role") == "holder":
+            return f"{who} opens the Showdown with {g}" if en else f"{who} abre el enfrentamiento con {g}"
+        return f"{who} shows {g}" if en else f"{who} enseña {g}"
+    if t == "Compared":
+        return _compared(d, players, lang)
+    if t == "Conceded":
+        return f"{who} concedes the duel" if en else f"{who} cede el duelo"
+    if t == "DuelEnded":
+        w, lo = _name(players, d.get("winner"), lang), _name(players, d.get("loser"), lang)
+        return f"{w} wins the duel against {lo}" if en else f"{w} gana el duelo contra {lo}"
+    raise ValueError(f"not an event of Cripple Mr Onion: {t!r}")
+
+
+def label_event(event: dict, players: list[str], lang: str) -> str:
+    """One short sentence for an event, from its public part (``{"type", "data"}``) only:
+    "bea matches 20 chips and raises 10 chips", "ana offers the Dealership to bea"."""
+    _check_lang(lang)
+    return _event_text({"type": event.get("type"), "data": event.get("data") or {}}, list(players), lang)
