@@ -193,3 +193,74 @@ def test_viewer_page_of_an_unknown_game_is_a_problem(live_server):
         requests.get(f"{live_server.url}/static/viewer/{name}", timeout=10) for name in ("viewer.js", "viewer.css")
     ]
     assert all(a.status_code == 200 and len(a.content) > 1000 for a in assets)
+
+
+SCREENSHOTS = os.environ.get("NAIPES_VIEWER_SCREENSHOTS")  # a folder: one screenshot per game
+RAW_JSON = ('{"', "[[", '":')
+SUIT_GLYPHS = "♠♥♦♣⚔⚚🍷🪙"
+
+
+def expected_faces(base: str, game_id: str, version: int, token: str | None, codes: dict) -> dict[int, list[str]]:
+    """The hands the API shows this viewer at ``version``, seat -> card codes (in order)."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    r = requests.get(f"{base}/games/{game_id}/replay", params={"version": version}, headers=headers, timeout=10)
+    r.raise_for_status()
+    st = r.json()["state"]
+    if isinstance(st.get("hands"), list):
+        hands = dict(enumerate(st["hands"]))
+    elif isinstance(st.get("hand"), list):
+        hands = {st["seat"]: st["hand"]}
+    else:
+        hands = {}
+    return {seat: [codes[str(c)] for c in cards] for seat, cards in hands.items()}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_viewer_draws_cards_from_the_game_description(browser, live_server, service, game, tmp_path):
+    players, options = GAMES[game]
+    g = play(service, game, players, options, seed=len(game) + 1)
+    head = service.store.head(g["id"])[0]
+    deck = requests.get(f"{live_server.url}/game-types/{game}", timeout=10).json()["deck"]
+    codes = {str(c["id"]): c["code"] for c in deck}
+    first_dealt = next(
+        v
+        for v in range(1, head + 1)
+        if any(service.reads.replay(g["id"], Viewer("integrator", scopes=frozenset({"review"})), v)["state"]["hands"])
+    )
+    versions = {"start": first_dealt, "mid": (first_dealt + head) // 2, "end": head}
+    viewers = {"reviewer": API_KEY, "seat1": g["seats"][1]["token"], "spectator": None}
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{live_server.url}/static/viewer/viewer.css")  # the origin, for sessionStorage
+        for who, token in viewers.items():
+            page.evaluate(
+                "t => t ? sessionStorage.setItem('naipes.token', t) : sessionStorage.removeItem('naipes.token')", token
+            )
+            for when, version in versions.items():
+                page.goto(f"{live_server.url}/replay/{g['id']}?version={version}&live=0", wait_until="commit")
+                rendered(page, version)
+                want = expected_faces(live_server.url, g["id"], version, token, codes)
+                for seat in range(len(players)):
+                    shown = page.locator(f'#seats .seat[data-seat="{seat}"] .hand .card[data-code]').evaluate_all(
+                        "els => els.map(e => e.dataset.code)"
+                    )
+                    assert shown == want.get(seat, []), (who, when, seat, shown, want)
+                body = page.inner_text("body")
+                assert not [s for s in RAW_JSON if s in body], (who, when, body)
+                assert not [s for s in SUIT_GLYPHS if s in body], (who, when)
+                assert page.evaluate("document.documentElement.scrollWidth") <= 1280, (who, when)
+                faces = page.locator(".card[data-code]")
+                assert page.locator(".card.suited svg.suit").count() == page.locator(".card.suited").count()
+                if faces.count():
+                    assert faces.first.get_attribute("title")
+                if who == "reviewer":
+                    shot = page.screenshot(path=str(tmp_path / f"{game}-{when}.png"), full_page=True)
+                    assert distinct_colours(shot) > 30
+                    if SCREENSHOTS and when == "mid":
+                        os.makedirs(SCREENSHOTS, exist_ok=True)
+                        shutil.copy(tmp_path / f"{game}-{when}.png", os.path.join(SCREENSHOTS, f"{game}.png"))
+        assert not errors, errors
+    finally:
+        page.close()
