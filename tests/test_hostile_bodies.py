@@ -37,7 +37,7 @@ def _values(node, kind):
 def variants(move: dict, seat_view: dict, full_view: dict):
     """(name, body bytes or JSON value, what the detail must mention)."""
     mtype = move["type"]
-    fields = [k for k in move if k != "type"]
+    fields = [k for k in move if k not in ("type", "label")]  # a label is words for people, ignored by /moves
     out = [
         ("missing type", {k: v for k, v in move.items() if k != "type"}, "type"),
         ("type not a string", {**move, "type": 7}, "type"),

@@ -191,11 +191,11 @@ def test_cli_lists_games_prints_replays_and_exports(service, redis_url, tmp_path
     assert out.exit_code == 0 and out.output.count("hand:") == 1
     # the events that led to the version, in words (the game's own labels), in either language
     out = runner.invoke(cli, ["replay", g["id"], "--version", "5", "--events", "3"], env=env)
-    lines = out.output.split("events:\n")[1].splitlines()
+    lines = out.output.split("events:\n")[1].split("\n\n")[0].splitlines()
     assert out.exit_code == 0 and [line.split()[0] for line in lines] == ["3", "4", "5"], out.output
     spanish = runner.invoke(cli, ["replay", g["id"], "--version", "5", "--events", "3", "--lang", "es"], env=env)
-    assert spanish.exit_code == 0 and spanish.output.split("events:")[1] != out.output.split("events:")[1]
-    assert "{" not in out.output.split("events:")[1]
+    assert spanish.exit_code == 0 and spanish.output.split("\n\n")[0] != out.output.split("\n\n")[0]
+    assert "{" not in out.output.split("\n\n")[0] and f"cego {g['id']}  version 5" in out.output
 
     for bad in (
         ["replay", g["id"], "--as", "nobody"],

@@ -222,11 +222,12 @@ def replay(game_id: str, version: int | None, view_as: str, as_json: bool, recen
     if as_json:
         click.echo(json.dumps(view, ensure_ascii=False, indent=1))
         return
-    click.echo(render_text(view))
-    if events:
+    if events:  # how the game came to stand where it does, then the game as it stands
         click.echo("events:")
         for env in events:
             click.echo(f"  {env['version']:>5}  {env['label']}")
+        click.echo("")
+    click.echo(render_text(view))
 
 
 @click.command("export")

@@ -47,7 +47,7 @@ function replayPath(version) {
 // ------------------------------------------------------------------ cards
 // Every card comes from the game's own description (GET /game-types/{game}): its deck lists each
 // card's code, id (the value that stands for it in views), suit, rank, names and colour.
-const LANG = (new URLSearchParams(location.search).get("lang") || document.documentElement.lang || "en").slice(0, 2);
+const LANG = (new URLSearchParams(location.search).get("lang") || (document.documentElement && document.documentElement.lang) || "en").slice(0, 2);
 const decks = new Map(); // game -> Promise of Map(String(id) -> card)
 
 function deckFor(game) {
