@@ -17,8 +17,8 @@ from domain.cego import notation as cego_notation
 from domain.dalmuti import notation as dalmuti_notation
 from domain.muerte import notation as muerte_notation
 from domain.onion import notation as onion_notation
+from domain.phrases import LANGUAGES, join, seat_name
 
-LANGUAGES = ("en", "es")
 NOTATIONS: dict[str, ModuleType] = {
     "cego": cego_notation,
     "dalmuti": dalmuti_notation,
@@ -73,20 +73,6 @@ RULING_WORDS = {
     },
     "unfreeze": {"en": "A reviewer unfreezes the game{reason}", "es": "Un árbitro descongela la partida{reason}"},
 }
-AND = {"en": "and", "es": "y"}
-
-
-def names(players: list[str], lang: str) -> str:
-    """``ana, bea and carl`` / ``ana, bea y carl``."""
-    if len(players) <= 1:
-        return "".join(players)
-    return f"{', '.join(players[:-1])} {AND[lang]} {players[-1]}"
-
-
-def _player(players: list[str], seat: object) -> str:
-    if isinstance(seat, int) and 0 <= seat < len(players):
-        return players[seat]
-    return f"seat {seat}"
 
 
 def _reason(data: dict) -> str:
@@ -94,11 +80,11 @@ def _reason(data: dict) -> str:
     return f" ({reason})" if isinstance(reason, str) and reason else ""
 
 
-def _scores(players: list[str], values: object) -> str:
+def _scores(players: list[str], values: object, lang: str) -> str:
     if not isinstance(values, list):
         return "?"
     return ", ".join(
-        f"{_player(players, s)} {v:+g}" if isinstance(v, (int, float)) else "?" for s, v in enumerate(values)
+        f"{seat_name(players, s, lang)} {v:+g}" if isinstance(v, (int, float)) else "?" for s, v in enumerate(values)
     )
 
 
@@ -107,7 +93,7 @@ def table_event_label(event: dict, players: list[str], lang: str) -> str:
     etype, data = event["type"], event.get("data") or {}
     if etype == tables.TURN_TIMED_OUT:
         words = TIMEOUT_WORDS.get(data.get("reason"), TIMEOUT_WORDS["deadline"])
-        return words[lang].format(player=_player(players, data.get("seat")))
+        return words[lang].format(player=seat_name(players, data.get("seat"), lang))
     if etype == tables.ADJUDICATED:
         action = data.get("action")
         words = RULING_WORDS.get(action, RULING_WORDS["unfreeze"])
@@ -117,10 +103,10 @@ def table_event_label(event: dict, players: list[str], lang: str) -> str:
             "es": f"la mano {hand}" if hand is not None else "la mano en juego",
         }[lang]
         scores = (data.get("result") or {}).get("scores") if action == "award" else data.get("deltas")
-        return words[lang].format(what=what, scores=_scores(players, scores), reason=_reason(data))
+        return words[lang].format(what=what, scores=_scores(players, scores, lang), reason=_reason(data))
     words = TABLE_EVENT_WORDS[etype][lang]
     return words.format(
-        players=names([str(p) for p in data.get("players") or players], lang),
+        players=join(data.get("players") or players, lang),
         deal=data.get("deal_version", "?"),
         reason=_reason(data),
         at=data.get("at_version", "?"),

@@ -115,3 +115,16 @@ def test_the_label_is_outside_the_hash(client, integrator):
     for env in events:
         body = {k: v for k, v in env.items() if k not in ("hash", "label", "redacted")}
         assert event_hash(env["prev_hash"], body) == env["hash"]
+
+
+def test_the_games_join_names_and_name_seats_alike():
+    """One piece (domain/phrases.py) joins names and names seats for every game's words."""
+    from domain.phrases import check_language, join, seat_name
+
+    assert join(["ana", "bea", "carl"], "en") == "ana, bea and carl"
+    assert join(["ana", "bea", "carl"], "es") == "ana, bea y carl"
+    assert join(["bea", "inés"], "es") == "bea e inés" and join(["bea", "hielo"], "es") == "bea y hielo"
+    assert join([], "en", none="nobody") == "nobody" and join(["ana"], "es") == "ana"
+    assert seat_name(["ana"], 0, "es") == "ana" and seat_name(["ana"], 3, "es") == "el asiento 3"
+    with pytest.raises(ValueError, match="'en' or 'es'"):
+        check_language("fr")

@@ -24,6 +24,9 @@ from typing import Any
 
 from domain.cego.cards import BLACK_NUM, FIGURES, JUGLAR, RED_NUM, full_deck, idx, is_trump, suit, value
 from domain.cego.contracts import LEVELS
+from domain.phrases import LANGUAGES
+from domain.phrases import check_language as _lang
+from domain.phrases import join as _join
 
 CARD_PATTERN = r"^(?:T(?:[1-9]|1[0-9]|2[01])|SK|[KQCJ][DHSC]|[1-4][DH]|(?:[7-9]|10)[SC])$"
 
@@ -38,7 +41,7 @@ _FIGURE_NAMES = {
     "es": {"K": "rey", "Q": "dama", "C": "caballo", "J": "sota"},
 }
 _FEMININE = {"Q", "J"}  # la dama, la sota
-_LANGS = ("en", "es")
+_LANGS = LANGUAGES
 
 
 def _rank(c: int) -> str:
@@ -319,12 +322,6 @@ _GAMES = {
 }
 
 
-def _lang(lang: str) -> str:
-    if lang not in _LANGS:
-        raise ValueError(f"unknown language {lang!r} (en or es)")
-    return lang
-
-
 def _game(game: Any) -> str:
     return _GAMES.get(game, str(game))
 
@@ -332,12 +329,6 @@ def _game(game: Any) -> str:
 def _next_level(game: Any) -> str:
     i = LEVELS.index(game) if game in LEVELS else -1
     return _GAMES[LEVELS[i + 1]] if 0 <= i < len(LEVELS) - 1 else _GAMES["pagat"]
-
-
-def _join(items: list[str], lang: str) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return f"{', '.join(items[:-1])} {'and' if lang == 'en' else 'y'} {items[-1]}"
 
 
 def _card_list(cards: list[int], lang: str) -> str:

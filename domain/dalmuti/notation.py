@@ -23,6 +23,7 @@ from typing import Any
 
 from domain.dalmuti.about import ROLES as ROLE_IDS
 from domain.dalmuti.cards import JESTER, deck_for, set_rank
+from domain.phrases import check_language, join, seat_name
 
 CARD_PATTERN = r"^(?:[1-9]|1[0-2]|JS)$"
 _CARD_RE = re.compile(CARD_PATTERN)
@@ -44,8 +45,6 @@ _NAMES: dict[int, tuple[str, str]] = {
     12: ("Peasant", "Campesino"),
     JESTER: ("Jester", "Bufón"),
 }
-
-_LANGS = ("en", "es")
 
 
 # ------------------------------------------------------------------ cards
@@ -339,9 +338,7 @@ _ES_NUM = (
 
 def _lang(lang: str) -> bool:
     """True for English, False for Spanish."""
-    if lang not in _LANGS:
-        raise ValueError(f"unknown language {lang!r}: labels are 'en' or 'es'")
-    return lang == "en"
+    return check_language(lang) == "en"
 
 
 def _num(n: int, en: bool) -> str:
@@ -363,9 +360,7 @@ def _some(value: int, k: int, en: bool) -> str:
 
 
 def _and(items: list[str], en: bool) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return f"{', '.join(items[:-1])} {'and' if en else 'y'} {items[-1]}"
+    return join(items, "en" if en else "es")
 
 
 def _cards_phrase(cards: list, en: bool) -> str:
@@ -392,9 +387,7 @@ def _set_phrase(cards: list, en: bool) -> str:
 
 
 def _name(players: list, seat: Any, en: bool) -> str:
-    if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(players):
-        return str(players[seat])
-    return f"seat {seat}" if en else f"el asiento {seat}"
+    return seat_name(players, seat, "en" if en else "es")
 
 
 def _names(players: list, seats: Any, en: bool) -> str:

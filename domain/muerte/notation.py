@@ -27,6 +27,10 @@ from typing import Any
 
 from domain.muerte.about import MAX_PLAYERS, OPTIONS
 from domain.muerte.cards import DECK_NUMBERS, KINGS, TEAMS
+from domain.phrases import LANGUAGES
+from domain.phrases import check_language as _lang
+from domain.phrases import join as _join
+from domain.phrases import seat_name as _who
 
 CARD_PATTERN = r"^[OCEB](?:[1-9]|1[0-2])$"
 
@@ -48,7 +52,7 @@ _FACES = {
     12: ("rey", "king", "el"),
 }
 
-_LANGS = ("en", "es")
+_LANGS = LANGUAGES
 
 
 def _checked(value: Any) -> str:
@@ -289,26 +293,6 @@ EVENT_TYPES: tuple[str, ...] = (
 
 
 # ------------------------------------------------------------------ labels
-
-
-def _lang(lang: str) -> str:
-    if lang not in _LANGS:
-        raise ValueError(f"unknown language {lang!r} (known: {', '.join(_LANGS)})")
-    return lang
-
-
-def _who(players: list[str], seat: Any, lang: str) -> str:
-    if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(players):
-        return str(players[seat])
-    return f"seat {seat}" if lang == "en" else f"el asiento {seat}"
-
-
-def _join(items: list[str], lang: str) -> str:
-    if not items:
-        return ""
-    if len(items) == 1:
-        return items[0]
-    return ", ".join(items[:-1]) + (" and " if lang == "en" else " y ") + items[-1]
 
 
 def _points(n: int, lang: str) -> str:

@@ -42,6 +42,9 @@ import re
 from typing import Any
 
 from domain.onion.hands.cards import ARCH, ATUIN, DEATH, DECK_SIZE, FATE, FOOL, LADY, SENDER, value_of
+from domain.phrases import check_language as _check_lang
+from domain.phrases import join
+from domain.phrases import seat_name as _name
 
 # ---------------------------------------------------------------------- cards
 
@@ -530,29 +533,8 @@ def _pick(lang: str, pair: tuple[str, str]) -> str:
     return pair[0] if lang == "en" else pair[1]
 
 
-def _check_lang(lang: str) -> None:
-    if lang not in ("en", "es"):
-        raise ValueError(f"unknown language {lang!r}: labels are written in 'en' and 'es'")
-
-
-def _name(players: list[str], seat: Any, lang: str) -> str:
-    if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(players):
-        return str(players[seat])
-    return f"seat {seat}" if lang == "en" else f"el asiento {seat}"
-
-
 def _join(items: list[str], lang: str) -> str:
-    items = [str(x) for x in items]
-    if not items:
-        return "nobody" if lang == "en" else "nadie"
-    if len(items) == 1:
-        return items[0]
-    last = items[-1]
-    if lang == "en":
-        return ", ".join(items[:-1]) + " and " + last
-    low = last.lower()
-    conj = "e" if (low.startswith("i") or low.startswith("hi")) and not low.startswith("hie") else "y"
-    return ", ".join(items[:-1]) + f" {conj} " + last
+    return join(items, lang, none=_pick(lang, ("nobody", "nadie")))
 
 
 def _de(text: str) -> str:
