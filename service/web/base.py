@@ -219,18 +219,20 @@ def current_caller() -> Viewer | None:
     return g.get("naipes_caller")
 
 
-LANGUAGE_HEADERS = {"Vary": "Accept-Language"}
-
-
 def language() -> str:
     """The language of the labels of moves and events: the best of Accept-Language among the
     languages the games speak (English unless the caller prefers Spanish)."""
     return request.accept_languages.best_match(LANGUAGES, default="en")
 
 
-def labelled(body, status: int = 200, headers: dict | None = None) -> Response:
-    """A JSON response whose moves or events carry labels: says their language."""
-    return json_response(body, status, {**(headers or {}), "Content-Language": language(), **LANGUAGE_HEADERS})
+def language_headers(lang: str) -> dict:
+    """What a response whose moves or events carry labels says of their language."""
+    return {"Content-Language": lang, "Vary": "Accept-Language"}
+
+
+def labelled(body, lang: str, status: int = 200, headers: dict | None = None) -> Response:
+    """A JSON response whose moves or events carry labels in ``lang``."""
+    return json_response(body, status, {**(headers or {}), **language_headers(lang)})
 
 
 def json_response(body, status: int = 200, headers: dict | None = None) -> Response:

@@ -142,7 +142,8 @@ class LegalMoves(MethodView):
     @errors(401, 403, 404)
     @blp.doc(security=SEAT, operationId="getLegalMoves", summary="The moves the caller's seat may make now")
     def get(self, game_id):
-        return labelled(app_service().reads.legal_moves(game_id, current_caller(), language()))
+        lang = language()
+        return labelled(app_service().reads.legal_moves(game_id, current_caller(), lang), lang)
 
 
 @blp.route("/games/<game_id:game_id>/moves")
@@ -180,10 +181,11 @@ class Moves(MethodView):
             raise ProblemError(
                 400, "Bad Idempotency-Key", "Idempotency-Key must be 1 to 128 visible ASCII characters", "bad-request"
             )
+        lang = language()
         result = app_service().moves.move(
-            game_id, viewer.seat, move, if_match=if_match, idempotency_key=idem, lang=language()
+            game_id, viewer.seat, move, if_match=if_match, idempotency_key=idem, lang=lang
         )
-        return labelled(result, 201, {"ETag": f'"{result["version"]}"'})
+        return labelled(result, lang, 201, {"ETag": f'"{result["version"]}"'})
 
 
 def _if_match() -> int | None:

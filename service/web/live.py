@@ -21,7 +21,7 @@ from events.envelope import dumps
 from service.core import metrics
 from service.core.errors import ProblemError, not_found
 from service.core.identity import token_hash
-from service.web.base import ANY, app_service, bearer, errors, language
+from service.web.base import ANY, app_service, bearer, errors, language, language_headers
 from service.web.ratelimit import Client, client
 
 log = logging.getLogger("naipes.live")
@@ -214,8 +214,7 @@ class Stream(MethodView):
         )
         resp.call_on_close(release)  # also when the body never started
         resp.headers["Cache-Control"] = "no-cache"
-        resp.headers["Content-Language"] = lang
-        resp.headers["Vary"] = "Accept-Language"
+        resp.headers.update(language_headers(lang))
         resp.headers["X-Accel-Buffering"] = "no"
         return resp
 

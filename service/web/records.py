@@ -38,11 +38,11 @@ class Events(MethodView):
         security=ANY, operationId="getEvents", summary="The event log as the caller may see it; long-polls with wait"
     )
     def get(self, query, game_id):
-        return labelled(
-            app_service().reads.events(
-                game_id, current_caller(), query["after"], query["wait"], query["limit"], lang=language()
-            )
+        lang = language()
+        events = app_service().reads.events(
+            game_id, current_caller(), query["after"], query["wait"], query["limit"], lang=lang
         )
+        return labelled(events, lang)
 
 
 @blp.route("/games/<game_id:game_id>/replay")
