@@ -128,3 +128,14 @@ def test_the_games_join_names_and_name_seats_alike():
     assert seat_name(["ana"], 0, "es") == "ana" and seat_name(["ana"], 3, "es") == "el asiento 3"
     with pytest.raises(ValueError, match="'en' or 'es'"):
         check_language("fr")
+
+
+@pytest.mark.parametrize(
+    "header", ["", "fr", "*", "es;q=abc", "es;q=0, en;q=0", "x" * 4000, "es-ES,es;q=0.9", ";;;,,,q=", "\u00e9s"]
+)
+def test_any_accept_language_gets_labels_in_a_language_of_the_games(client, integrator, header):
+    """An Accept-Language the service does not speak, or cannot parse, gets English; a Spanish one, Spanish."""
+    gid = _create(client, integrator, "dalmuti")["id"]
+    r = client.get(f"/games/{gid}/events", headers={"Accept-Language": header})
+    assert r.status_code == 200 and r.headers["Content-Language"] == ("es" if header.startswith("es-ES") else "en")
+    assert all(e["label"] for e in r.get_json()["events"])
