@@ -6,6 +6,8 @@ Pure like the games: the fold reads times only from the events themselves
 A table is a JSON object:
 
 ``game``, ``rules``    game type and rules version
+``cards``              ``"codes"`` when the log writes cards as codes (:mod:`domain.wire`),
+                       None for a log written before the notation (the rules' values)
 ``options``            the game's options (defaults filled in)
 ``timing``             ``turn_seconds``, ``bank_seconds``, ``increment_seconds``,
                        ``absent_after``
@@ -37,7 +39,7 @@ import hashlib
 from datetime import datetime
 from typing import Any
 
-from . import registry
+from . import registry, wire
 from .base import DEAL
 
 # Events every game shares; all others belong to the game's own evolve.
@@ -117,11 +119,40 @@ def timed(table: dict) -> bool:
 
 
 def created_event(game_type: str, players: list[str], options: dict, rules: str) -> dict:
-    return {"type": GAME_CREATED, "data": {"game": game_type, "players": players, "options": options, "rules": rules}}
+    """A game's first event.  ``cards: "codes"`` says its log writes every card as its game's code
+    (:mod:`domain.wire`); a log without it (a game made before the notation) writes the rules' own
+    values, and is folded as it was written."""
+    return {
+        "type": GAME_CREATED,
+        "data": {"game": game_type, "players": players, "options": options, "rules": rules, "cards": wire.CODES},
+    }
+
+
+def coded(table: dict | None) -> bool:
+    """Whether the table's log writes its cards as codes."""
+    return table is not None and table.get("cards") == wire.CODES
 
 
 def evolve(table: dict | None, env: dict) -> dict:
-    """Fold one envelope into the table (pure: returns a new table)."""
+    """Fold one envelope, as the log stores it, into the table (pure: returns a new table).
+    The table's state holds the rules' own card values whatever the log writes."""
+    if coded(table) and env["type"] != GAME_CREATED:
+        env = wire.decode_event(table["game"], env)
+    return evolve_decoded(table, env)
+
+
+def encode(table: dict, event: dict) -> dict:
+    """An event of the rules or the table (cards as values) as the table's log writes it."""
+    return wire.encode_event(table["game"], event) if coded(table) else event
+
+
+def decode(table: dict, env: dict) -> dict:
+    """An envelope of the table's log with its cards as the rules' values."""
+    return wire.decode_event(table["game"], env) if coded(table) else env
+
+
+def evolve_decoded(table: dict | None, env: dict) -> dict:
+    """Fold one envelope whose cards are the rules' own values (see :func:`evolve`)."""
     etype = env["type"]
     if etype == GAME_CREATED:
         d = env["data"]
@@ -130,6 +161,7 @@ def evolve(table: dict | None, env: dict) -> dict:
         table = {
             "game": d["game"],
             "rules": d.get("rules"),
+            "cards": d.get("cards"),
             "options": game_opts,
             "timing": timing,
             "state": module.initial_state(list(d["players"]), game_opts),
@@ -380,6 +412,7 @@ def _run_clocks(table: dict, module: Any, env: dict) -> None:
 
 
 def fold(envelopes, table: dict | None = None) -> dict | None:
+    """Fold envelopes as the log stores them."""
     for env in envelopes:
         table = evolve(table, env)
     return table

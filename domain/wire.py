@@ -15,13 +15,18 @@ Where cards sit is declared, not guessed: each notation module lists
 and a move's cards are found from its JSON Schema (the items marked
 ``x-naipes-card``), so the schema a client reads and the translation agree.
 
-A path is a tuple of steps: a key of an object, or ``*`` for every element of a
-list (or every value of an object).  The path ends at a card.  A missing key
+A path is a tuple of steps: a key of an object, an index of a list (``1``:
+the card of a ``[seat, card]`` pair), or ``*`` for every element of a list (or
+every value of an object).  The path ends at a card.  A missing key
 or a ``None`` on the way is skipped (events and views vary by phase).
 
 The table's own events carry cards too: a timed-out seat's move
 (``TurnTimedOut`` ``data.move``), each deal's deck in the private part of the
 event that commits it (``private.deal.deck``) and in its ``DealRevealed``.
+A deal's ``commitment`` is made by the rules over the deck as the rules'
+values (``domain.base.deal_commitment``): to check it from a log, read the
+deck's codes back as values (``card``, or the ``id`` beside each ``code`` in
+``GET /game-types/{game}``), as :mod:`service.core.verify` does.
 
 Games created before the notation (their ``GameCreated`` has no ``cards``)
 keep their log as it was written and signed: their events are folded as they
@@ -51,11 +56,11 @@ _NOTATIONS: dict[str, ModuleType] = {
     "onion": onion_notation,
 }
 
-# The table's events (alike for every game) and where their cards are.
-_DEAL_DECK: Path = ("private", "deal", "deck", "*")
-_TABLE_EVENT_CARDS: dict[str, tuple[Path, ...]] = {
-    "DealRevealed": (("data", "deck", "*"),),
-}
+
+def _deck(game: str) -> Path:
+    """Where the cards are in a deal's deck: a list of cards (``*``), unless the game says otherwise
+    in ``DECK_CARDS`` (¡Muerte al rey!'s deck is one list per team: ``*.*``)."""
+    return _parse(getattr(notation(game), "DECK_CARDS", "*"))
 
 
 class CardError(ValueError):
@@ -86,6 +91,13 @@ def _apply(obj: Any, path: Path, fn: Callable[[Any, str], Any], where: str = "")
             return [_apply(v, rest, fn, f"{where}/{i}") for i, v in enumerate(obj)]
         if isinstance(obj, dict):
             return {k: _apply(v, rest, fn, f"{where}/{k}") for k, v in obj.items()}
+        return obj
+    if isinstance(obj, list) and step.isdigit():  # an index: the card of a [seat, card] pair, say
+        i = int(step)
+        if i < len(obj) and obj[i] is not None:
+            items = list(obj)
+            items[i] = _apply(obj[i], rest, fn, f"{where}/{i}")
+            return items
         return obj
     if isinstance(obj, dict) and obj.get(step) is not None:
         out = dict(obj)
@@ -132,13 +144,15 @@ def move_paths(game: str, move_type: str) -> tuple[Path, ...]:
 @cache
 def event_paths(game: str, event_type: str) -> tuple[Path, ...]:
     """Where an event of ``event_type`` holds cards (the game's own and the table's)."""
-    declared = notation(game).EVENT_CARDS.get(event_type, ())
-    return (*(_parse(p) for p in declared), *_TABLE_EVENT_CARDS.get(event_type, ()), _DEAL_DECK)
+    declared = tuple(_parse(p) for p in getattr(notation(game), "EVENT_CARDS", {}).get(event_type, ()))
+    if event_type == "DealRevealed":  # the table's event that publishes a deal's deck
+        return (*declared, ("data", "deck", *_deck(game)))
+    return (*declared, ("private", "deal", "deck", *_deck(game)))
 
 
 @cache
 def view_paths(game: str) -> tuple[Path, ...]:
-    return tuple(_parse(p) for p in notation(game).VIEW_CARDS)
+    return tuple(_parse(p) for p in getattr(notation(game), "VIEW_CARDS", ()))
 
 
 # ---------------------------------------------------------------- out: values to codes

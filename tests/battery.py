@@ -37,6 +37,9 @@ from its number).  Checked on every match:
   as every game of the service has), the move the bot picks validates against
   its type's schema and has a label in English and Spanish, and so has every
   event (in every tenth match, by default);
+- ``wire``: in those matches, every event, the picked move and the mover's view
+  written with card codes (``domain.wire``, as the API and the log write them)
+  hold codes of the game's pattern where its cards are, and read back exactly;
 - the game's own invariants (its ``checks`` hook) and the events or labels
   each chunk of matches must reach.
 
@@ -49,6 +52,7 @@ from __future__ import annotations
 
 import importlib
 import random
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -58,7 +62,7 @@ from typing import Any
 import jsonschema
 import orjson
 
-from domain import describe, registry
+from domain import describe, registry, wire
 from domain.base import DEAL, REVIEWER, SPECTATOR, RuleViolation
 
 MOVE_VALIDATORS: dict[tuple[str, str], Any] = {}  # a move type's schema, compiled once
@@ -386,15 +390,35 @@ class Match:
         validator = MOVE_VALIDATORS.get(key) or MOVE_VALIDATORS.setdefault(
             key, jsonschema.Draft202012Validator(spec["schema"])
         )
-        error = jsonschema.exceptions.best_match(validator.iter_errors(move))
-        expect(error is None, "words", f"the move {move} breaks its schema: {error and error.message}")
+        coded = wire.encode_move(self.module.GAME_ID, move)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(coded))
+        expect(error is None, "words", f"the move {coded} breaks its schema: {error and error.message}")
+        expect(wire.decode_move(self.module.GAME_ID, coded) == move, "wire", f"the move {move} does not come back")
         view = self.module.view(st, command["seat"])
+        self.check_wire_view(view)
         for lang in describe.LANGUAGES:
             label = self.words.label_move(view, command["seat"], move, lang)
             expect(isinstance(label, str) and label.strip(), "words", f"no {lang} label for the move {move}")
 
+    def check_wire_view(self, view: dict) -> None:
+        """A view written with card codes (as the API shows it) reads back as it was."""
+        game = self.module.GAME_ID
+        coded = wire.encode_view(game, view)
+        self.check_codes(wire.cards_at(coded, wire.view_paths(game)), "a view")
+        expect(wire.decode_view(game, coded) == view, "wire", "a view does not come back from its codes")
+
+    def check_codes(self, values: list, what: str) -> None:
+        pattern = self.words.CARD_PATTERN
+        bad = [v for v in values if not isinstance(v, str) or not re.fullmatch(pattern, v)]
+        expect(not bad, "wire", f"{what} holds {bad[:3]}, not card codes")
+
     def check_event_words(self, ev: dict) -> None:
-        """Every event has a label in each language, made from its public part."""
+        """Every event has a label in each language, made from its public part; written with card
+        codes (as the log stores it) it reads back as it was."""
+        game = self.module.GAME_ID
+        coded = wire.encode_event(game, ev)
+        self.check_codes(wire.cards_at(coded, wire.event_paths(game, ev["type"])), f"a {ev['type']} event")
+        expect(wire.decode_event(game, coded) == ev, "wire", f"a {ev['type']} event does not come back from its codes")
         players = self.st["players"]
         expect(ev["type"] in self.words.EVENT_TYPES, "words", f"the event type {ev['type']!r} is not listed")
         for lang in describe.LANGUAGES:

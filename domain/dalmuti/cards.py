@@ -58,9 +58,8 @@ def _require_in_hand(hand: list[int], cards: list[int]) -> None:
     have = Counter(hand)
     for c, k in Counter(cards).items():
         if have[c] < k:
-            raise RuleViolation(
-                "cards-not-in-hand", f"you do not hold {k} card(s) of rank {c}: you may only use cards in your hand"
-            )
+            what = f"{k} jester(s)" if c == JESTER else f"{k} card(s) of rank {c}"
+            raise RuleViolation("cards-not-in-hand", f"you do not hold {what}: you may only use cards in your hand")
 
 
 def _remove(hand: list[int], cards: list[int]) -> list[int]:

@@ -43,19 +43,31 @@ class Appender:
         any event of the next deal (so a deal is public as a whole once it may be)."""
         out: list[dict] = []
         for event in events:
-            sealed = seal_batch(
-                game_id, table["version"], table["hash"], [event], actor=actor, time=stamp, rules=table["rules"]
-            )
-            table = tables.fold(sealed, table)
+            table, sealed = Appender._seal(game_id, table, [event], actor, stamp)
             out += sealed
             reveals = tables.reveal_events(table)
             if reveals:
-                sealed = seal_batch(
-                    game_id, table["version"], table["hash"], reveals, actor="system", time=stamp, rules=table["rules"]
-                )
-                table = tables.fold(sealed, table)
+                table, sealed = Appender._seal(game_id, table, reveals, "system", stamp)
                 out += sealed
         return out, table
+
+    @staticmethod
+    def _seal(game_id: str, table: dict, events: list[dict], actor: str, stamp: str) -> tuple[dict, list[dict]]:
+        """Seal events (cards as the rules' values) as the log writes them, and fold them as they are."""
+        sealed = seal_batch(
+            game_id,
+            table["version"],
+            table["hash"],
+            [tables.encode(table, e) for e in events],
+            actor=actor,
+            time=stamp,
+            rules=table["rules"],
+        )
+        for env, event in zip(sealed, events):
+            table = tables.evolve_decoded(
+                table, {**env, "data": event.get("data") or {}, "private": event.get("private")}
+            )
+        return table, sealed
 
     MAX_AUTO_MOVES = 50  # moves made for absent seats in one append
 

@@ -7,7 +7,7 @@ import hashlib
 import logging
 from typing import TYPE_CHECKING
 
-from domain import registry
+from domain import registry, wire
 from domain.base import RuleViolation
 from events.envelope import dumps, loads, now_iso
 from events.store import VersionConflict
@@ -66,7 +66,8 @@ class Moves:
             module = registry.get(table["game"])
             if attempt == 0:
                 facts.check_fields(module.legal_moves(table["state"], seat), move)
-            command = {**move, "seat": seat, "seed": facts.seed(table)}
+                rules_move = self.values(table["game"], move)
+            command = {**rules_move, "seat": seat, "seed": facts.seed(table)}
             try:
                 decided = module.decide(table["state"], command)
             except RuleViolation as exc:
@@ -111,6 +112,23 @@ class Moves:
                 return self._replayed(result, fingerprint)
             return response
         raise ProblemError(409, "Too much contention", "the game kept changing; try again", "contention")
+
+    @staticmethod
+    def values(game: str, move: dict) -> dict:
+        """A posted move with its cards, written as codes, as the rules' own values; a card that is
+        not a code of the game (the integer a game used before its notation, say) is refused with
+        the field named."""
+        try:
+            return wire.decode_move(game, move)
+        except wire.CardError as exc:
+            raise ProblemError(
+                422,
+                "Malformed move",
+                f"{exc.path}: {exc.detail}; cards are written in the game's notation (GET /game-types/{game})",
+                "malformed-move",
+                rule="card-code",
+                field=exc.path,
+            ) from None
 
     def _is_fresh(self, game_id: str, table: dict) -> bool:
         version, _ = self.naipes.store.head(game_id)

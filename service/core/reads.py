@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from domain import registry
+from domain import registry, wire
 from domain import table as tables
 from service.core import facts, words
 from service.core import sight as sights
@@ -67,7 +67,7 @@ class Reads:
             "options": {**table["options"], **table["timing"]},
             "created_at": table["created_at"],
             "updated_at": table["updated_at"],
-            "state": module.view(state, seen.domain_viewer),
+            "state": wire.encode_view(table["game"], module.view(state, seen.domain_viewer)),
             "embargo": embargo,
             "provenance": self.naipes.visibility.provenance(game_id),
         }
@@ -92,7 +92,13 @@ class Reads:
         if moves:
             module = registry.get(table["game"])
             view = module.view(table["state"], viewer.seat)
-            moves = [{**m, "label": words.move_label(table["game"], view, viewer.seat, m, lang)} for m in moves]
+            moves = [
+                {
+                    **wire.encode_move(table["game"], m),
+                    "label": words.move_label(table["game"], view, viewer.seat, m, lang),
+                }
+                for m in moves
+            ]
         clock = table["clock"].get(str(viewer.seat))
         return {
             "version": table["version"],

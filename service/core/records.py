@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from domain import registry
+from domain import registry, wire
 from domain import table as tables
 from events.envelope import dumps, now_iso
 from events.store import VersionConflict
@@ -241,6 +241,13 @@ class Records:
                 f"{module.TITLE} takes {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players, "
                 f"the export has {len(players)}",
                 "player-count",
+            )
+        if data.get("cards") not in (None, wire.CODES):
+            raise ProblemError(
+                422,
+                "Export does not verify",
+                f"cards: {wire.CODES!r} or absent (a log of the rules' values)",
+                "bad-export",
             )
         options = data.get("options")
         if not isinstance(options, dict):

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 
-from domain import describe
+from domain import describe, wire
+from domain import table as tables
 from service.core import facts
 
 log = logging.getLogger("naipes.words")
@@ -38,4 +39,15 @@ def event_label(game: str, env: dict, players: list[str], lang: str) -> str:
 def label_events(table: dict, envs: list[dict], lang: str) -> list[dict]:
     """The envelopes a caller is shown, each with its ``label`` (outside the hash, like ``redacted``)."""
     players = facts.players(table)
-    return [{**env, "label": event_label(table["game"], env, players, lang)} for env in envs]
+    game = table["game"]
+    if not tables.coded(table):
+        return [{**env, "label": event_label(game, env, players, lang)} for env in envs]
+    return [{**env, "label": event_label(game, _values(game, env), players, lang)} for env in envs]
+
+
+def _values(game: str, env: dict) -> dict:
+    """An envelope's public part with its cards as the rules' values, which the games' words read."""
+    try:
+        return wire.decode_event(game, {"type": env["type"], "data": env.get("data") or {}})
+    except ValueError:
+        return env  # the label falls back to the type (and is logged)
