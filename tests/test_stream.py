@@ -68,7 +68,9 @@ def test_stream_resumes_from_last_event_id_without_loss_and_ends_with_the_game(l
     # first connection, while moves are being made: read some events, then drop the connection
     mover = threading.Thread(target=play, args=(base, g, random.Random(3), 40))
     mover.start()
-    with requests.get(f"{base}/games/{gid}/stream", headers=seat_auth, stream=True, timeout=30) as r:
+    with requests.get(
+        f"{base}/games/{gid}/stream", params={"after": 0}, headers=seat_auth, stream=True, timeout=30
+    ) as r:
         assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/event-stream")
         for kind, msg in sse(r):
             if kind == "event":

@@ -29,7 +29,9 @@ def test_a_revoked_review_key_loses_its_open_stream_and_is_told_it_was_revoked(r
         made = requests.post(f"{base}/keys", json={"name": "reviewer", "scopes": ["review"]}, headers=integrator)
         assert made.status_code == 201, made.text
         key = made.json()
-        with requests.get(f"{base}/games/{g['id']}/stream", headers=bearer(key["key"]), stream=True, timeout=30) as r:
+        with requests.get(
+            f"{base}/games/{g['id']}/stream", params={"after": 0}, headers=bearer(key["key"]), stream=True, timeout=30
+        ) as r:
             assert r.status_code == 200
             stream = sse(r, timeout=20)
             head = requests.get(f"{base}/games/{g['id']}", timeout=10).json()["version"]

@@ -42,6 +42,7 @@ MAX_STREAMS_PER_ADDRESS = max(
 )
 RECHECK_SECONDS = 2.0  # a seat token is looked up again at most this often (keys: the key store's cache)
 BATCH = 500
+VIEW_MODES = ("first", "every", "none")
 
 live = Blueprint(
     "live",
@@ -58,6 +59,15 @@ class StreamQuerySchema(ma.Schema):
         validate=validate.Range(min=0),
         metadata={"description": "Send events with a version above this (the Last-Event-ID header, when sent, wins)"},
     )
+    view = fields.String(
+        validate=validate.OneOf(VIEW_MODES),
+        metadata={
+            "description": "When the stream sends a `state` message (the caller's view of the game and, when "
+            "the caller's seat must act, its legal moves): `first` once as the stream opens (the default "
+            "without Last-Event-ID or `after`), `every` as it opens and after every batch of events (a seat then "
+            "needs no other request than its moves), `none` never (the default when resuming)"
+        },
+    )
     token = fields.String(
         validate=validate.Length(min=1, max=512),
         metadata={
@@ -72,13 +82,18 @@ SSE_MESSAGE = {
     "type": "object",
     "required": ["id", "event", "data"],
     "properties": {
-        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The event's version"},
-        "event": {"type": "string", "description": "The event's type"},
-        "data": {"type": "string", "description": "The envelope, JSON on one line"},
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The event's version (the state's)"},
+        "event": {"type": "string", "description": "The event's type, or `state`"},
+        "data": {
+            "type": "string",
+            "description": "The envelope, JSON on one line (for `state`: the version, the view and the legal moves)",
+        },
     },
 }
 SSE_EXAMPLE = (
     ": naipes event stream of game 3f9a1c07d2b84e6a\nretry: 2000\n\n"
+    'id: 41\nevent: state\ndata: {"version":41,"view":{"id":"3f9a1c07d2b84e6a","version":41,...},'
+    '"legal_moves":{"version":41,"seat":1,"moves":[{"type":"pass","label":"pass"},...]}}\n\n'
     'id: 42\nevent: CardsPlayed\ndata: {"game_id":"3f9a1c07d2b84e6a","version":42,'
     '"type":"CardsPlayed","actor":"seat:1","data":{...},...}\n\n'
     ": heartbeat\n\n"
@@ -165,10 +180,17 @@ class Stream(MethodView):
         operationId="streamEvents",
         summary="The event log as Server-Sent Events, live; resumes from Last-Event-ID",
         description=(
-            "Each event of the game, filtered for the caller exactly as GET /games/{game_id}/events "
-            "filters it, as one SSE message: `id:` the event's version, `event:` its type, `data:` the "
-            "envelope JSON on one line. A comment line (`: heartbeat`) is sent every 15 seconds without "
-            "events. Reconnecting with `Last-Event-ID` (or `after`) resumes without loss. The stream ends "
+            "The stream opens with a `state` message (`event: state`, `id:` the version it shows, `data:` "
+            '`{"version", "view", "legal_moves"}`: the caller\'s view as GET /games/{game_id} gives it and, '
+            "when the caller's seat must act, its legal moves as GET /games/{game_id}/legal-moves gives them, else "
+            "null), unless it resumes (Last-Event-ID or `after`; see the `view` parameter). Then each event after "
+            "that version (after the one it resumes from), filtered for the caller exactly as "
+            "GET /games/{game_id}/events filters it, as one SSE message: `id:` the event's version, "
+            "`event:` its type, `data:` the "
+            "envelope JSON on one line. With `view=every` a new `state` follows each batch of events, so a seat "
+            "learns its turn and its moves from the stream and needs one request per move. "
+            "A comment line (`: heartbeat`) is sent every 15 seconds without events. "
+            "Reconnecting with `Last-Event-ID` (or `after`) resumes without loss. The stream ends "
             "after the last event of a finished game, or with a comment saying why (`: credential revoked`, "
             "`: credential no longer valid`) when its key is revoked or its seat token replaced. A client "
             "may follow a bounded number of streams at once (429 beyond it), the server too (503)."
@@ -204,13 +226,16 @@ class Stream(MethodView):
                     400, "Bad Last-Event-ID", "Last-Event-ID must be an event version (digits)", "bad-request"
                 )
             after = int(last.strip())
+        resumed = last is not None or "after" in request.args
+        views = query.get("view") or ("none" if resumed else "first")
         release = _streams.acquire(client())
         metrics.STREAMS.inc()
         heartbeat = current_app.config.get("NAIPES_SSE_HEARTBEAT", HEARTBEAT_SECONDS)
         holds = _credential_check(svc, game_id, viewer, credential)
         lang = language()  # read now: the body is sent after the request context is gone
         resp = Response(
-            _sse(svc, game_id, viewer, after, heartbeat, holds, release, lang), mimetype="text/event-stream"
+            _sse(svc, game_id, viewer, after, heartbeat, holds, release, lang, views, resumed),
+            mimetype="text/event-stream",
         )
         resp.call_on_close(release)  # also when the body never started
         resp.headers["Cache-Control"] = "no-cache"
@@ -245,15 +270,42 @@ def _credential_check(svc, game_id: str, viewer, credential: str | None):
     return lambda: None
 
 
+def _state(svc, game_id: str, viewer, lang: str) -> tuple[int, str]:
+    """The ``state`` message: the caller's view and, when its seat must act, its legal moves."""
+    view = svc.reads.state_view(game_id, viewer)
+    moves = None
+    if viewer.kind == "seat" and viewer.seat in view["to_act"]:
+        moves = svc.reads.legal_moves(game_id, viewer, lang)
+    version = view["version"] if view["embargo"] is None else view["embargo"]["version"]
+    body = dumps({"version": version, "view": view, "legal_moves": moves}).decode()
+    return version, f"id: {version}\nevent: state\ndata: {body}\n\n"
+
+
 def _sse(
-    svc, game_id: str, viewer, after: int, heartbeat: float, holds=lambda: None, release=lambda: None, lang: str = "en"
+    svc,
+    game_id: str,
+    viewer,
+    after: int,
+    heartbeat: float,
+    holds=lambda: None,
+    release=lambda: None,
+    lang: str = "en",
+    views: str = "none",
+    resumed: bool = True,
 ):
     """The stream's body; releases its slot when the client goes, the game ends or the credential ends.
 
+    ``views``: when a ``state`` message is sent (``first``, ``every`` or ``none``).  A fresh stream
+    (``resumed`` False: neither Last-Event-ID nor ``after``) goes on with the events after the
+    state it shows; a resumed one with the events after its position, whatever state it shows.
     The credential is checked again before every batch is sent and at every heartbeat."""
     try:
         yield f": naipes event stream of game {game_id}\nretry: 2000\n\n"
         position = after
+        if views != "none":
+            version, message = _state(svc, game_id, viewer, lang)
+            position = position if resumed else version  # a fresh stream goes on after the state it shows
+            yield message
         while True:
             batch = svc.reads.events(game_id, viewer, position, wait=heartbeat, limit=BATCH, lang=lang)
             ended = holds()
@@ -265,6 +317,10 @@ def _sse(
                 yield f"id: {position}\nevent: {env['type']}\ndata: {dumps(env).decode()}\n\n"
             if not batch["events"]:
                 yield ": heartbeat\n\n"
+            elif views == "every":
+                version, message = _state(svc, game_id, viewer, lang)
+                if version == position:  # else newer events are on their way, and a state after them
+                    yield message
             # the end of a finished game's log; a caller held back by an embargo waits for it to lift
             if (
                 position >= batch["version"]

@@ -1,0 +1,139 @@
+"""The stream opens with the caller's whole game, and can push it after every batch of events.
+
+A fresh stream (no Last-Event-ID, no ``after``) starts with a ``state`` message: the caller's view
+as GET /games/{id} gives it and, when the caller's seat must act, its legal moves; the events
+after that version follow.  With ``view=every`` a new state follows each batch, so a seat plays
+a whole game from its stream, with one request per move (the POST).  A resumed stream sends no
+state unless asked.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import orjson
+import requests
+
+from .conftest import bearer
+from .helpers import tokens
+from .live import live_server  # noqa: F401 - fixture
+from .test_stream import new_game, sse
+
+
+def _messages(resp, limit: int, timeout: float = 30) -> list[tuple[str, dict]]:
+    out = []
+    for kind, msg in sse(resp, timeout=timeout):
+        if kind == "event":
+            out.append((msg["event"], {"id": msg["id"], **orjson.loads(msg["data"])}))
+            if len(out) >= limit:
+                break
+    return out
+
+
+def test_a_fresh_stream_opens_with_the_callers_view_and_moves(live_server, integrator):
+    base = live_server.url
+    g = new_game(base, integrator)
+    gid, toks = g["id"], tokens(g)
+    view = requests.get(f"{base}/games/{gid}", headers=bearer(toks[0])).json()
+    while len(view["to_act"]) == len(toks):  # play on until some seat waits (every seat answers the revolution)
+        seat = view["to_act"][0]
+        move = requests.get(f"{base}/games/{gid}/legal-moves", headers=bearer(toks[seat])).json()["moves"][0]
+        assert requests.post(f"{base}/games/{gid}/moves", json=move, headers=bearer(toks[seat])).status_code == 201
+        view = requests.get(f"{base}/games/{gid}", headers=bearer(toks[0])).json()
+    acting = view["to_act"][0]
+    idle = next(s for s in toks if s not in view["to_act"])
+    for seat, must_act in ((acting, True), (idle, False)):
+        with requests.get(f"{base}/games/{gid}/stream", headers=bearer(toks[seat]), stream=True, timeout=30) as r:
+            [(kind, state)] = _messages(r, 1)
+        assert kind == "state" and int(state["id"]) == state["version"] == view["version"]
+        mine = requests.get(f"{base}/games/{gid}", headers=bearer(toks[seat])).json()
+        assert state["view"] == mine, "the view is the one GET /games/{id} gives the seat"
+        if must_act:
+            listed = requests.get(f"{base}/games/{gid}/legal-moves", headers=bearer(toks[seat])).json()
+            assert state["legal_moves"] == listed and listed["moves"]
+        else:
+            assert state["legal_moves"] is None
+    # a spectator gets the public view, no moves, no hand
+    with requests.get(f"{base}/games/{gid}/stream", stream=True, timeout=30) as r:
+        [(kind, state)] = _messages(r, 1)
+    assert kind == "state" and state["legal_moves"] is None and state["view"]["viewer"]["kind"] == "spectator"
+    assert "hand" not in state["view"]["state"]
+
+
+def test_a_resumed_stream_sends_no_state_unless_asked(live_server, integrator):
+    base = live_server.url
+    g = new_game(base, integrator)
+    gid, toks = g["id"], tokens(g)
+    head = requests.get(f"{base}/games/{gid}").json()["version"]
+    with requests.get(
+        f"{base}/games/{gid}/stream", headers={**bearer(toks[1]), "Last-Event-ID": "1"}, stream=True, timeout=30
+    ) as r:
+        got = _messages(r, head - 1)
+    assert all(kind == m["type"] for kind, m in got), "events only, no state"
+    assert [int(m["id"]) for _, m in got] == list(range(2, head + 1))
+    with requests.get(
+        f"{base}/games/{gid}/stream",
+        params={"view": "first"},
+        headers={**bearer(toks[1]), "Last-Event-ID": "1"},
+        stream=True,
+        timeout=30,
+    ) as r:
+        got = _messages(r, head)
+    assert got[0][0] == "state" and [int(m["id"]) for _, m in got[1:]] == list(range(2, head + 1))
+    r = requests.get(f"{base}/games/{gid}/stream", params={"view": "sometimes"}, timeout=30)
+    assert r.status_code == 422 and "view" in r.text
+
+
+def test_seats_play_a_whole_game_from_their_streams_with_one_request_per_move(live_server, integrator):
+    """Each seat follows its own stream with view=every and posts a move whenever a state offers it
+    moves: no reads besides the streams."""
+    base = live_server.url
+    g = new_game(base, integrator)
+    gid, toks = g["id"], tokens(g)
+    posts: list[int] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+
+    def seat_loop(seat: int) -> None:
+        rng = random.Random(seat)
+        try:
+            with requests.get(
+                f"{base}/games/{gid}/stream",
+                params={"view": "every"},
+                headers=bearer(toks[seat]),
+                stream=True,
+                timeout=60,
+            ) as r:
+                for kind, msg in sse(r, timeout=60):
+                    if kind != "event" or msg["event"] != "state":
+                        continue
+                    state = orjson.loads(msg["data"])
+                    if state["view"]["finished"]:
+                        return
+                    offered = state["legal_moves"]
+                    if offered and offered["moves"]:
+                        move = rng.choice(offered["moves"])
+                        p = requests.post(
+                            f"{base}/games/{gid}/moves",
+                            json=move,
+                            headers={**bearer(toks[seat]), "If-Match": str(offered["version"])},
+                            timeout=30,
+                        )
+                        with lock:
+                            posts.append(p.status_code)
+                        if p.status_code not in (201, 412):
+                            errors.append(p.text)
+                            return
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=seat_loop, args=(s,)) for s in toks]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(90)
+    assert not errors, errors[:3]
+    final = requests.get(f"{base}/games/{gid}").json()
+    assert final["finished"], "the game was played to its end from the streams alone"
+    assert posts.count(201) >= 20 and posts.count(412) <= posts.count(201)
