@@ -10,8 +10,14 @@ Card codes (see ``docs/rules/cego.md``, Notation):
   spades, ``C`` clubs: ``KH`` is the king of hearts, ``CC`` the knight of
   clubs, ``1D`` the 1 of diamonds, ``10S`` the 10 of spades.
 
-The internal value of a card is the int of ``domain.cego.cards`` (trumps 1..22,
-suit cards ``100 + 10 * suit + i``); every card is distinct (no copies).
+The API, the stored log and posted moves write every card as its code; the
+rules keep working on the internal value of a card, the int of
+``domain.cego.cards`` (trumps 1..22, suit cards ``100 + 10 * suit + i``);
+every card is distinct (no copies).  ``domain/wire.py`` translates, at one
+place, from where this module says the cards are: the move schemas of
+``MOVES`` mark each card (``x-naipes-card``), ``VIEW_CARDS`` lists the paths
+of the cards in a ``view`` and ``EVENT_CARDS`` those of each event type.
+A ``[seat, card]`` pair (the dealer draw, a trick) has its card at index ``1``.
 
 Labels are built from a seat's view (moves) or from an event's public data
 only (events); names of cards and games use the terms of the rules text (seed
@@ -240,7 +246,12 @@ ROLES: list[dict] = [
 ]
 
 _CALLS = ("pass", "solo", "ulti", "gegensolo", "piccolo", "bettel", "raise", "gut", "selbst", "cego", "rauber")
-_CARD_SCHEMA = {"type": "integer", "enum": list(_CARDS), "x-naipes-card": True}
+_CARD_SCHEMA = {
+    "type": "string",
+    "pattern": CARD_PATTERN,
+    "x-naipes-card": True,
+    "description": "a card code (T1 ... T21, SK the Juglar, KH the king of hearts, 10S the 10 of spades ...)",
+}
 
 
 def _cards_schema(low: int, high: int) -> dict:
@@ -294,6 +305,42 @@ MOVES: dict[str, dict] = {
         "description": _t("Play a card to the trick.", "Jugar una carta a la baza."),
         "schema": _move_schema("play", {"card": _CARD_SCHEMA}),
     },
+}
+
+# Where the cards are (``domain/wire.py``): dot paths, a step a key, the index
+# of a list or ``*`` (every element of a list, every value of an object).
+VIEW_CARDS: tuple[str, ...] = (
+    "dealer_draw.*.1",  # [seat, card] pairs
+    "shown.*",
+    "shown_in_hand.*",
+    "shown_discard",
+    "trick.*.1",  # [seat, card] pairs
+    "last_trick.cards.*.1",
+    "last_round.blind.*",  # the data of the last RoundScored
+    "last_round.legage.*",
+    "hand.*",  # a seat
+    "legage.*",  # the challenger, the reviewer
+    "moves.*.card",  # a seat's legal moves
+    "moves.*.cards.*",
+    "hands.*.*",  # the reviewer
+    "blind.*",
+)
+
+EVENT_CARDS: dict[str, tuple[str, ...]] = {
+    "DealerDrawn": ("data.draws.*.1",),  # [seat, card] pairs
+    "RoundDealt": ("private.*.hand.*", "private.nobody.blind.*"),
+    "Called": (),
+    "Exchanged": (
+        "data.shown.*",
+        "data.discarded",
+        "private.*.kept.*",
+        "private.*.legage.*",
+        "private.*.cards.*",
+    ),
+    "Played": ("data.card",),
+    "TrickTaken": ("data.winning_card",),
+    "RoundScored": ("data.blind.*", "data.legage.*"),
+    "MatchEnded": (),
 }
 
 EVENT_TYPES: tuple[str, ...] = (
