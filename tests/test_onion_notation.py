@@ -3,8 +3,9 @@
 The cards are the two packs of ``../shared/seeds/002_c6b7f4254666cdbe.txt`` ("two
 standard decks of playing cards ... clubs, spades, hearts and diamonds, and ... swords,
 staves, cups and coins"), 104 distinct cards.  Random matches (the base game and the
-modifiers #0-#11 of the same seed) check that every legal move fits its JSON Schema and
-every move and event gets a clean label in English and Spanish; hand-built cases check
+modifiers #0-#11 of the same seed) check that every legal move, its cards written as codes
+(``domain.wire.encode_move``, as the API lists it), fits its JSON Schema and every move and
+event gets a clean label in English and Spanish; hand-built cases check
 the words themselves.
 """
 
@@ -19,6 +20,7 @@ import jsonschema
 import pytest
 
 from domain import onion as O
+from domain import wire
 from domain.onion import notation as N
 from domain.onion.decide import _DECIDERS
 from domain.onion.evolve import _EVOLVERS
@@ -114,7 +116,8 @@ VALIDATORS = {t: jsonschema.Draft202012Validator(spec["schema"]) for t, spec in 
 
 
 def check_move(view: dict, seat: int, move: dict, met: Counter) -> None:
-    VALIDATORS[move["type"]].validate(move)
+    """A legal move (cards as the rules' ids) validates, cards as codes, as the API lists it."""
+    VALIDATORS[move["type"]].validate(wire.encode_move("onion", move))
     for c in card_values(N.MOVES[move["type"]]["schema"], move):
         N.code(c)
     for lang in LANGS:
@@ -291,17 +294,21 @@ def test_phases_roles_and_moves_are_described_in_both_languages(found):
 def test_the_schemas_refuse_malformed_moves():
     bad = [
         {"type": "discard"},
-        {"type": "discard", "cards": [1, 2, 3, 4, 5]},
-        {"type": "discard", "cards": [104]},
+        {"type": "discard", "cards": ["2C", "3C", "4C", "5C", "6C"]},
+        {"type": "discard", "cards": ["1S"]},
+        {"type": "discard", "cards": [3]},  # an id, not a code
+        {"type": "discard", "cards": ["7S", "7S"]},
         {"type": "bet", "amount": -1},
         {"type": "match", "raise": 10, "amount": 3},
         {"type": "fold", "cards": []},
         {"type": "buy", "count": 6},
-        {"type": "declare", "modifier": "atuin", "from": 3},
-        {"type": "declare", "modifier": "lady", "cards": [1, 2, 3, 4]},
-        {"type": "declare", "modifier": "elephants", "cards": [1, 2, 3]},
+        {"type": "declare", "modifier": "atuin", "from": "KH"},
+        {"type": "declare", "modifier": "atuin", "from": 3, "to": "2S"},
+        {"type": "declare", "modifier": "lady", "cards": ["9S", "9H", "B10", "10D"]},
+        {"type": "declare", "modifier": "elephants", "cards": ["9S", "9H", "B10"]},
         {"type": "declare", "modifier": "joker"},
         {"type": "choose"},
+        {"type": "choose", "card": "O11"},
     ]
     for move in bad:
         assert not VALIDATORS[move["type"]].is_valid(move), move

@@ -28,12 +28,21 @@ exists once: there are no copies.  ``points`` in :func:`deck` is the card's
 value in an onion: tens and pictures 10, pips their number, and the ace 1
 (it may also count 11, chosen in each grouping).
 
+**Cards on the wire.**  The API, the stored log and posted moves write every
+card as its code, everywhere; the rules keep working on the card ids.
+``domain/wire.py`` translates, at one place, from where this module says the
+cards are: the move schemas of ``MOVES`` mark each card (``x-naipes-card``,
+a string matching ``CARD_PATTERN``), ``VIEW_CARDS`` lists the paths of the
+cards in a ``view`` (every viewer, every phase) and ``EVENT_CARDS`` those of
+each event type (public data and private parts).
+
 ``label_move`` and ``label_event`` write short sentences in English
-(``"en"``) and Spanish (``"es"``); amounts are in chips.  The Spanish words
-for the game's own terms: the Dealer is *la banca* (the Dealership passes,
-is offered and is auctioned as *la banca*), the Elder *la mano*, the Younger
-*el postre*, the Pot *el bote*, the Showdown *el enfrentamiento*, an onion
-*una cebolla* (an Onion *una Cebolla*), a bagel *una rosquilla*.
+(``"en"``) and Spanish (``"es"``) from the rules' own values (card ids);
+amounts are in chips.  The Spanish words for the game's own terms: the
+Dealer is *la banca* (the Dealership passes, is offered and is auctioned as
+*la banca*), the Elder *la mano*, the Younger *el postre*, the Pot *el
+bote*, the Showdown *el enfrentamiento*, an onion *una cebolla* (an Onion
+*una Cebolla*), a bagel *una rosquilla*.
 """
 
 from __future__ import annotations
@@ -291,11 +300,10 @@ ROLES: list[dict] = [
 
 
 _CARD_SCHEMA: dict[str, Any] = {
-    "type": "integer",
-    "minimum": 0,
-    "maximum": DECK_SIZE - 1,
+    "type": "string",
+    "pattern": CARD_PATTERN,
     "x-naipes-card": True,
-    "description": "a card id 0..103 (see CARD_PATTERN and deck() for its code)",
+    "description": "a card code (QS the queen of spades, 10H, O1 the ace of coins, CK the king of cups; see deck())",
 }
 
 
@@ -447,6 +455,60 @@ MOVES: dict[str, dict] = {
         _schema("show"),
     ),
     "concede": _move("Concede the duel.", "Ceder el duelo.", _schema("concede")),
+}
+
+
+# Where the cards are (``domain/wire.py``): dot paths, each step a key or ``*``
+# (every element of a list, every value of an object), each path ending at a card.
+# A hand's arrangement (``hands.evaluate`` / ``hands.best_arrangement``, as the
+# Showdown reports it) holds cards in ``cards``, ``groupings.*.cards`` and ``unused``.
+_ARRANGEMENT: tuple[str, ...] = ("cards.*", "groupings.*.cards.*", "unused.*")
+
+
+def _under(prefix: str, paths: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(f"{prefix}.{p}" for p in paths)
+
+
+VIEW_CARDS: tuple[str, ...] = (
+    "hand.*",  # a seat
+    "up.*.*",  # the face-up cards of every seat
+    "legal_moves.*.cards.*",  # a seat's legal moves: discard, declare (the Elephants)
+    "legal_moves.*.card",  # choose, reveal
+    "legal_moves.*.from",  # declare (Great A'Tuin)
+    "legal_moves.*.to",
+    "hands.*.*",  # the reviewer
+    "deck.*",
+    *_under("last_round.showdown.*", _ARRANGEMENT),  # the data of the last RoundEnded
+    "modifiers.declared.*.card",
+    "modifiers.great_atuin.from",
+    "modifiers.great_atuin.to",
+    "modifiers.elephants.cards.*",
+    "modifiers.disclosed.*.*",
+    "modifiers.on_table.*.*",
+    "modifiers.offer.*",  # the seat choosing a replacement, the reviewer
+    *_under("modifiers.showdown.arrangements.*", _ARRANGEMENT),
+)
+
+EVENT_CARDS: dict[str, tuple[str, ...]] = {
+    # the deal's own secret (``private.deal.deck``) is the table's: see domain/wire.py
+    "RoundStarted": ("private.*.hand.*", "private.deck.deck.*"),
+    "Discarded": ("private.*.discarded.*", "private.*.drawn.*"),
+    "DealerDealt": ("private.*.cards.*",),
+    "Bought": ("private.*.cards.*",),
+    "Stood": ("data.up.*",),
+    "RoundEnded": _under("data.showdown.*", _ARRANGEMENT),
+    "Declared": (
+        "data.card",
+        "data.from",
+        "data.to",
+        "data.cards.*",
+        "data.pending.card",
+        "private.*.offer.*",
+    ),
+    "ReplacementChosen": ("data.card", "data.kept", "private.*.kept", "private.*.rejected"),
+    "CardRevealed": ("data.card",),
+    "HandShown": ("data.cards.*", *_under("data.arrangement", _ARRANGEMENT)),
+    "Compared": _under("data.hands.*", _ARRANGEMENT),
 }
 
 
