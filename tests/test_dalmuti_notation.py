@@ -19,6 +19,7 @@ import jsonschema
 import pytest
 
 from domain import dalmuti as D
+from domain import wire
 from domain.base import event
 from domain.dalmuti import notation as N
 
@@ -223,7 +224,8 @@ def _card_values(schema: dict, move: dict) -> list:
 
 
 def test_every_legal_move_fits_its_schema_and_has_labels():
-    """Every listed move of every acting seat: schema, card codes, a label in both languages."""
+    """Every listed move of every acting seat: as posted (cards as codes, domain.wire) it fits its schema
+    and its cards are codes of the game; a label in both languages (from the rules' own move)."""
     decisions, _, _ = playthroughs()
     validators = {k: jsonschema.Draft202012Validator(s["schema"]) for k, s in N.MOVES.items()}
     listed: Counter = Counter()
@@ -231,10 +233,13 @@ def test_every_legal_move_fits_its_schema_and_has_labels():
         assert moves
         for move in moves:
             listed[move["type"]] += 1
-            errors = list(validators[move["type"]].iter_errors(move))
-            assert not errors, (move, errors[0].message)
-            for value in _card_values(N.MOVES[move["type"]]["schema"], move):
-                assert N.card(N.code(value)) == value
+            posted = wire.encode_move("dalmuti", move)
+            errors = list(validators[move["type"]].iter_errors(posted))
+            assert not errors, (posted, errors[0].message)
+            codes = _card_values(N.MOVES[move["type"]]["schema"], posted)
+            assert codes == [N.code(c) for c in _card_values(N.MOVES[move["type"]]["schema"], move)]
+            for value in codes:
+                assert N.code(N.card(value)) == value
             texts = [N.label_move(view, seat, move, lang) for lang in LANGS]
             for text in texts:
                 _clean(text)

@@ -20,6 +20,7 @@ import jsonschema
 import pytest
 
 from domain import muerte as M
+from domain import wire
 from domain.base import event
 from domain.muerte import notation as N
 from domain.muerte.evolve import _EVOLVERS
@@ -116,9 +117,10 @@ def play(n: int, options: dict, seed: int, met: Met) -> None:
         moves = M.legal_moves(state, seat)
         for m in moves:
             schema = N.MOVES[m["type"]]["schema"]
-            jsonschema.Draft202012Validator(schema).validate(m)
-            for c in card_fields(schema, m):
-                assert N.code(c) in codes
+            posted = wire.encode_move("muerte", m)  # the move as a client posts it: cards as codes
+            jsonschema.Draft202012Validator(schema).validate(posted)
+            for c in card_fields(schema, posted):
+                assert c in codes
             for lang in LANGS:
                 clean(N.label_move(view, seat, m, lang))
             met.moves[m["type"]] += 1

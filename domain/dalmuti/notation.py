@@ -1,10 +1,22 @@
 """El Gran Dalmuti in words and card codes, for clients that show the game to people.
 
 Card codes: a rank is written as it is printed, ``1`` (the Dalmuti, the best
-card) to ``12`` (the Peasants), and a jester is ``JS``.  The game's own value
-of a card is an int: the rank, or 13 for a jester (see ``domain.dalmuti.cards``).
-Identical copies (the twelve 12s, the two jesters) are the same value and share
-one code.
+card) to ``12`` (the Peasants), and a jester is ``JS``.  The rules work on
+their own value of a card, an int: the rank, or 13 for a jester (see
+``domain.dalmuti.cards``).  Identical copies (the twelve 12s, the two jesters)
+are the same value and share one code.
+
+Everything the game shows or keeps writes cards as codes: the API (views,
+legal moves, the move schemas of ``MOVES``), the moves posted and the stored
+log (events and their private parts).  ``domain.wire`` translates at that one
+place, from where this module says the cards are: ``MOVES`` marks every card
+of a move ``x-naipes-card``, ``VIEW_CARDS`` lists the paths of the cards in a
+view, ``EVENT_CARDS`` those of each event type, and ``DECK_CARDS`` those inside
+a deal's deck (a flat list of cards).  A path is dot-separated steps: a key of
+an object, an index of a list (the seating draw's ``[seat, card]`` pairs), or
+``*`` for every element of a list or every value of an object; it ends at a
+card.  A rank (``rank`` of a play, ``beat_rank``) is a number, not a card, and
+stays one.
 
 Labels are short sentences in English and Spanish (``lang`` ``"en"`` or
 ``"es"``); the Spanish uses the terms of the Spanish edition of the rules
@@ -174,7 +186,7 @@ _ROLE_NAMES: dict[str, tuple[str, str]] = {
 ROLES: list[dict] = [{"id": r, "name": {"en": _ROLE_NAMES[r][0], "es": _ROLE_NAMES[r][1]}} for r in ROLE_IDS]
 
 _SCHEMA = "https://json-schema.org/draft/2020-12/schema"
-_CARD_ITEM = {"type": "integer", "minimum": 1, "maximum": JESTER, "x-naipes-card": True}
+_CARD_ITEM = {"type": "string", "pattern": CARD_PATTERN, "x-naipes-card": True}
 _SEAT = {"type": "integer", "minimum": 0, "maximum": 15}
 
 
@@ -203,7 +215,7 @@ MOVES: dict[str, dict] = {
                 "minItems": 1,
                 "maxItems": 14,
                 "items": _CARD_ITEM,
-                "description": "the cards of the set (13 is a jester)",
+                "description": "the cards of the set (card codes)",
             },
         ),
     },
@@ -244,7 +256,7 @@ MOVES: dict[str, dict] = {
                 "minItems": 1,
                 "maxItems": 2,
                 "items": _CARD_ITEM,
-                "description": "the cards given (13 is a jester)",
+                "description": "the cards given (card codes)",
             },
         ),
     },
@@ -296,6 +308,41 @@ EVENT_TYPES: tuple[str, ...] = (
     "HandEnded",
     "MatchEnded",
 )
+
+# Where the cards are (see the module's docstring and ``domain.wire``).
+VIEW_CARDS: tuple[str, ...] = (
+    "hand.*",  # a seat's own hand
+    "trick.cards.*",  # the last play of the trick
+    "seating_draw.*.*.1",  # rounds of [seat, card]
+    "transfers.*.gave.*",  # a seat's own taxes and exchange this hand
+    "transfers.*.received.*",
+    "tax.chosen.*",  # the Dalmuti's own tax choice
+    "hands.*.*",  # the reviewer: every hand
+    "transfers_all.*.*.gave.*",  # the reviewer: every seat's transfers
+    "transfers_all.*.*.received.*",
+    "tax_chosen.*.*",  # the reviewer: every tax choice
+)
+
+EVENT_CARDS: dict[str, tuple[str, ...]] = {
+    "SeatsDrawn": ("data.draws.*.*.1",),  # rounds of [seat, card]
+    "PlayerJoined": (),
+    "NewcomerPlaced": (),
+    "HandDealt": ("private.*.hand.*",),  # the deck of private.deal: DECK_CARDS
+    "RevolutionAnswered": (),
+    "RevolutionDeclared": (),
+    "RevolutionDeclined": (),
+    "TaxChosen": ("private.*.cards.*",),
+    "MerchantsExchanged": ("private.*.gave.*", "private.*.received.*"),
+    "ExchangeDeclined": (),
+    "TaxesPaid": ("private.*.gave.*", "private.*.received.*"),
+    "Played": ("data.cards.*",),
+    "Passed": (),
+    "TrickEnded": (),
+    "HandEnded": (),
+    "MatchEnded": (),
+}
+
+DECK_CARDS = "*"  # a deal's deck (private.deal.deck, DealRevealed data.deck) is a flat list of cards
 
 
 # ------------------------------------------------------------------ words

@@ -9,6 +9,19 @@ events, views and moves already write them.  Suits ``O`` oros, ``C`` copas,
 (the identity card of the player who plays first).  ``code`` and ``card`` are
 therefore the identity on valid cards; they only check them.
 
+Everything the game shows or keeps writes cards as codes: the API (views,
+legal moves, the move schemas of ``MOVES``), the moves posted and the stored
+log (events and their private parts).  ``domain.wire`` reads them at that one
+place, from where this module says the cards are: ``MOVES`` marks every card
+of a move ``x-naipes-card``, ``VIEW_CARDS`` lists the paths of the cards in a
+view, ``EVENT_CARDS`` those of each event type, and ``DECK_CARDS`` those inside
+a deal's deck (an object: each team's deck, a list of cards).  A path is
+dot-separated steps: a key of an object, an index of a list (the card of a
+denounced treason's ``[seat, traitor, card]``), or ``*`` for every element of
+a list or every value of an object; it ends at a card.  The translation is the
+identity here, but a posted move or a logged event is checked at those paths:
+a string that is no card of the game is refused, naming its field.
+
 Card names: the Spanish ones are the rules text's own ("el 3 de oros", "la
 sota de espadas", "el rey de oros"); the English ones are the usual names of
 the Spanish-suited cards (coins, cups, swords, clubs; jack, knight, king).
@@ -199,7 +212,7 @@ ROLES: list[dict] = [
 ]
 
 
-_CARD_FIELD = {"type": "string", "pattern": CARD_PATTERN, "x-naipes-card": True}
+_CARD_FIELD = {"type": "string", "pattern": CARD_PATTERN, "x-naipes-card": True, "description": "a card code"}
 _SEAT_FIELD = {"type": "integer", "minimum": 0, "maximum": MAX_PLAYERS - 1}
 
 
@@ -290,6 +303,43 @@ EVENT_TYPES: tuple[str, ...] = (
     "IdentityAssigned",
     "MatchEnded",
 )
+
+# Where the cards are (see the module's docstring and ``domain.wire``).
+VIEW_CARDS: tuple[str, ...] = (
+    "identity.*",  # every seat's identity card (public)
+    "lost.*.*",  # the cards lost after wrong accusations (public)
+    "treason.denounced.*.2",  # [seat, traitor, card]
+    "reveals.*.cards.*",  # an accused player's cards, shown
+    "assign.*.cards.*",  # the identity cards a team's chooser places
+    "assign.*.given.*",  # seat -> identity card placed
+    "hand.*",  # a seat's own hand
+    "transfers.*.gave",  # a seat's own exchanges this game
+    "transfers.*.received",
+    "offer",  # the card offered in an exchange (its giver, the reviewer)
+    "must.card",  # the identity card to place next
+    "hands.*.*",  # the reviewer: every hand
+    "transfers_all.*.*.gave",  # the reviewer: every seat's exchanges
+    "transfers_all.*.*.received",
+)
+
+EVENT_CARDS: dict[str, tuple[str, ...]] = {
+    "GameDealt": ("data.identity.*", "private.*.hand.*"),  # the deck of private.deal: DECK_CARDS
+    "ExchangeOffered": ("private.*.card",),
+    "CardsExchanged": ("private.*.gave", "private.*.received"),
+    "TreasonDenounced": ("data.card",),
+    "TreasonIgnored": (),
+    "Accused": ("data.cards.*",),
+    "CardLost": ("data.card",),
+    "TurnBegan": (),
+    "GameEnded": (),
+    "IdentitySwapsBegan": (),
+    "IdentitySwapped": (),
+    "IdentityAssignmentBegan": ("data.teams.*.cards.*",),
+    "IdentityAssigned": ("data.card",),
+    "MatchEnded": (),
+}
+
+DECK_CARDS = "*.*"  # a deal's deck (private.deal.deck, DealRevealed data.deck): team -> list of cards
 
 
 # ------------------------------------------------------------------ labels
