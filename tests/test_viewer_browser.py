@@ -200,7 +200,20 @@ RAW_JSON = ('{"', "[[", '":')
 SUIT_GLYPHS = "♠♥♦♣⚔⚚🍷🪙"
 
 
-def expected_faces(base: str, game_id: str, version: int, token: str | None, codes: dict) -> dict[int, list[str]]:
+def code_map(deck: list[dict]):
+    """API value -> card code: a code maps to itself, an older game's id to its code."""
+    by_code = {c["code"]: c["code"] for c in deck}
+    by_id = {str(c["id"]): c["code"] for c in deck}
+
+    def code(value):
+        if isinstance(value, str) and value in by_code:
+            return value
+        return by_id[str(value)]
+
+    return code
+
+
+def expected_faces(base: str, game_id: str, version: int, token: str | None, code) -> dict[int, list[str]]:
     """The hands the API shows this viewer at ``version``, seat -> card codes (in order)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     r = requests.get(f"{base}/games/{game_id}/replay", params={"version": version}, headers=headers, timeout=10)
@@ -212,7 +225,7 @@ def expected_faces(base: str, game_id: str, version: int, token: str | None, cod
         hands = {st["seat"]: st["hand"]}
     else:
         hands = {}
-    return {seat: [codes[str(c)] for c in cards] for seat, cards in hands.items()}
+    return {seat: [code(c) for c in cards] for seat, cards in hands.items()}
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -221,7 +234,7 @@ def test_viewer_draws_cards_from_the_game_description(browser, live_server, serv
     g = play(service, game, players, options, seed=len(game) + 1)
     head = service.store.head(g["id"])[0]
     deck = requests.get(f"{live_server.url}/game-types/{game}", timeout=10).json()["deck"]
-    codes = {str(c["id"]): c["code"] for c in deck}
+    code = code_map(deck)
     first_dealt = next(
         v
         for v in range(1, head + 1)
@@ -241,7 +254,7 @@ def test_viewer_draws_cards_from_the_game_description(browser, live_server, serv
             for when, version in versions.items():
                 page.goto(f"{live_server.url}/replay/{g['id']}?version={version}&live=0", wait_until="commit")
                 rendered(page, version)
-                want = expected_faces(live_server.url, g["id"], version, token, codes)
+                want = expected_faces(live_server.url, g["id"], version, token, code)
                 for seat in range(len(players)):
                     shown = page.locator(f'#seats .seat[data-seat="{seat}"] .hand .card[data-code]').evaluate_all(
                         "els => els.map(e => e.dataset.code)"
@@ -262,5 +275,211 @@ def test_viewer_draws_cards_from_the_game_description(browser, live_server, serv
                         os.makedirs(SCREENSHOTS, exist_ok=True)
                         shutil.copy(tmp_path / f"{game}-{when}.png", os.path.join(SCREENSHOTS, f"{game}.png"))
         assert not errors, errors
+    finally:
+        page.close()
+
+
+def save_shot(page, tmp_path, name: str) -> bytes:
+    """A screenshot kept with the test's files, and in $NAIPES_VIEWER_SCREENSHOTS when set."""
+    path = tmp_path / f"{name}.png"
+    shot = page.screenshot(path=str(path), full_page=True)
+    if SCREENSHOTS:
+        os.makedirs(SCREENSHOTS, exist_ok=True)
+        shutil.copy(path, os.path.join(SCREENSHOTS, f"{name}.png"))
+    return shot
+
+
+def open_at(page, base: str, game_id: str, version: int, token: str | None = None, as_: str | None = None) -> None:
+    page.goto(f"{base}/static/viewer/viewer.css")  # the origin, for sessionStorage
+    page.evaluate(
+        "([t, a]) => { t ? sessionStorage.setItem('naipes.token', t) : sessionStorage.removeItem('naipes.token');"
+        " a ? sessionStorage.setItem('naipes.as', a) : sessionStorage.removeItem('naipes.as'); }",
+        [token, as_],
+    )
+    page.goto(f"{base}/replay/{game_id}?version={version}&live=0", wait_until="commit")
+    rendered(page, version)
+
+
+def chart_points(page) -> dict[int, list[str]]:
+    """seat -> the titles of its points on the score chart."""
+    page.wait_for_selector("#score-chart")
+    return page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll('#score-chart g.series')].map(
+            g => [g.dataset.seat, [...g.querySelectorAll('circle.point')].map(c => c.textContent)]))"""
+    )
+
+
+def test_viewer_charts_the_scores_of_every_hand(browser, live_server, service, tmp_path):
+    players = ["ana", "bea", "carl", "dani"]
+    g = play(service, "dalmuti", players, {"hands": 2}, seed=21)
+    head = service.store.head(g["id"])[0]
+    ends = [e for e in service.reads.events(g["id"], Viewer("spectator"))["events"] if e["type"] == "HandEnded"]
+    assert len(ends) == 2
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        for version, played in ((ends[0]["version"] - 1, 0), (ends[0]["version"], 1), (head, 2)):
+            open_at(page, live_server.url, g["id"], version)
+            if not played:
+                page.wait_for_selector("#chart p")
+                assert page.locator("#score-chart").count() == 0
+                continue
+            points = chart_points(page)
+            assert sorted(points) == [str(s) for s in range(len(players))]  # one series per seat
+            for seat, titles in points.items():
+                # as many points as hands played, each the seat's total after that hand
+                want = [
+                    f"{players[int(seat)]}: {e['data']['scores'][int(seat)]} after hand {i + 1}"
+                    for i, e in enumerate(ends[:played])
+                ]
+                assert titles == want, (version, seat, titles, want)
+            assert page.get_attribute("#score-chart", "data-points") == str(played)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+        save_shot(page, tmp_path, "dalmuti-chart")
+    finally:
+        page.close()
+
+
+def showdown_game(service):
+    """An Onion game whose first round ends at the Showdown, and the version of that RoundEnded."""
+    for seed in range(40):
+        g = play(service, "onion", ["ana", "bea", "carl"], {"rounds": 1}, seed=seed)
+        for e in service.reads.events(g["id"], Viewer("spectator"))["events"]:
+            if e["type"] == "RoundEnded" and e["data"]["showdown"]:
+                return g, e
+    pytest.fail("no seed reached a Showdown")
+
+
+def test_viewer_lays_out_the_onion_showdown(browser, live_server, service, tmp_path):
+    g, ended = showdown_game(service)
+    deck = requests.get(f"{live_server.url}/game-types/onion", timeout=10).json()["deck"]
+    code = code_map(deck)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        open_at(page, live_server.url, g["id"], ended["version"])
+        showdown = ended["data"]["showdown"]
+        rows = page.locator("#focus .showdown .sd-hand")
+        assert rows.count() == len(showdown)
+        for seat, arrangement in showdown.items():
+            row = page.locator(f'#focus .showdown .sd-hand[data-seat="{seat}"]')
+            assert row.locator(".sd-who").inner_text().startswith(["ana", "bea", "carl"][int(seat)])
+            groups = row.locator(".grouping:not(.unused)")
+            assert groups.count() == len(arrangement["groupings"])
+            for i, grouping in enumerate(arrangement["groupings"]):
+                box = groups.nth(i)
+                name = box.locator(".g-name").inner_text()
+                assert name.replace("-", " ").replace(" ", "_") == grouping["kind"], (name, grouping["kind"])
+                shown = box.locator(".card[data-code]").evaluate_all("els => els.map(e => e.dataset.code)")
+                assert shown == [code(c) for c in grouping["cards"]]
+                assert box.locator(".card.suited svg.suit").count() == box.locator(".card.suited").count()
+            unused = row.locator(".grouping.unused .card[data-code]").evaluate_all(
+                "els => els.map(e => e.dataset.code)"
+            )
+            assert unused == [code(c) for c in arrangement.get("unused", [])]
+        winner = page.locator("#focus .showdown .sd-hand.winner")
+        assert winner.count() == 1 and winner.get_attribute("data-seat") == str(ended["data"]["winner"])
+        assert "showdown" not in page.inner_text("#table-state").split("last round", 1)[-1].split("\n")[0]
+        body = page.inner_text("body")
+        assert not [s for s in RAW_JSON if s in body]
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+        save_shot(page, tmp_path, "onion-showdown")
+        # the chart: one point per round played, from the bankrolls at each round's end
+        head = service.store.head(g["id"])[0]
+        open_at(page, live_server.url, g["id"], head)
+        rounds = service.reads.replay(g["id"], Viewer("spectator"), head)["result"]["rounds_played"]
+        points = chart_points(page)
+        assert len(points) == 3 and all(len(p) == rounds for p in points.values())
+    finally:
+        page.close()
+
+
+def test_viewer_draws_a_dalmuti_trick_without_a_card_for_its_rank(browser, live_server, service, tmp_path):
+    g = play(service, "dalmuti", ["ana", "bea", "carl", "dani"], {"hands": 1}, seed=4, stop_at=40)
+    deck = requests.get(f"{live_server.url}/game-types/dalmuti", timeout=10).json()["deck"]
+    code = code_map(deck)
+    tricks = [(v, service.reads.replay(g["id"], Viewer("spectator"), v)["state"].get("trick")) for v in range(1, 41)]
+    tricks = [(v, t) for v, t in tricks if t]
+    assert tricks, "no trick in the first 40 versions"
+    version, trick = max(tricks, key=lambda vt: (vt[1]["count"], -vt[0]))  # a set of several cards if any
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        open_at(page, live_server.url, g["id"], version)
+        box = page.locator("#focus .panel.trick")
+        shown = box.locator(".card").evaluate_all("els => els.map(e => e.dataset.code)")
+        assert shown == [code(c) for c in trick["cards"]]  # the played set, and no face for the rank
+        rank = box.locator(".trick-rank")
+        assert rank.locator(".card").count() == 0
+        assert rank.get_attribute("data-rank") == str(trick["rank"])
+        assert rank.inner_text().startswith(f"rank {trick['rank']}")
+        assert "trick" not in page.locator("#table-state dt").all_inner_texts()
+        save_shot(page, tmp_path, "dalmuti-trick")
+    finally:
+        page.close()
+
+
+def test_viewer_checks_the_deal_commitments_for_the_reviewer(browser, live_server, service, tmp_path):
+    g = play(service, "cego", ["ana", "bea", "carl"], {"rounds": 1}, seed=5)
+    head = service.store.head(g["id"])[0]
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        # the page's own SHA-256 agrees with Python's (ASCII and not)
+        import hashlib
+
+        open_at(page, live_server.url, g["id"], head)
+        for sample in ("", "abc", "salt|[1,2,3]", "x" * 119, "rey de bastos · tréboles · 🂡" * 5):
+            assert page.evaluate("s => sha256hex(s)", sample) == hashlib.sha256(sample.encode()).hexdigest()
+        open_at(page, live_server.url, g["id"], head, token=API_KEY, as_="reviewer")
+        page.wait_for_selector("#deal-badge")
+        assert page.get_attribute("#deal-badge", "data-check") == "ok"
+        assert page.get_attribute("#chain-badge", "data-check") == "ok"
+        assert "checks out" in page.inner_text("#deal-badge")
+        # every seat's hand, for the reviewer, at a version with cards dealt
+        dealt = next(
+            e["version"]
+            for e in service.reads.events(g["id"], Viewer("spectator"))["events"]
+            if e["type"] == "RoundDealt"
+        )
+        open_at(page, live_server.url, g["id"], dealt + 1, token=API_KEY, as_="reviewer")
+        for seat in range(3):
+            assert page.locator(f'#seats .seat[data-seat="{seat}"] .hand .card[data-code]').count() > 0
+        page.wait_for_selector("#audit:not([hidden]) .small")
+        assert "sealed" in page.inner_text("#audit")  # the deal is not revealed before the round ends
+        # a spectator gets no badge
+        open_at(page, live_server.url, g["id"], head)
+        assert page.locator("#audit").is_hidden()
+        save_shot(page, tmp_path, "cego-reviewer")
+    finally:
+        page.close()
+
+
+def test_viewer_viewpoints_never_leave_a_blank_page(browser, live_server, service, tmp_path):
+    players = ["ana", "bea", "carl", "dani", "eva", "flor"]
+    g = play(service, "muerte", players, {}, seed=3, stop_at=12)
+    version = service.store.head(g["id"])[0]
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        # a key may look as any seat: that seat's cards only
+        open_at(page, live_server.url, g["id"], version, token=API_KEY, as_="seat:2")
+        page.wait_for_selector('body[data-viewer="seat2"]')
+        assert page.locator('#seats .seat:not([data-seat="2"]) .hand .card[data-code]').count() == 0
+        assert page.locator('#seats .seat[data-seat="2"] .hand .card[data-code]').count() > 0
+        assert page.locator("#as").input_value() == "seat:2"
+        assert page.locator("#error").is_hidden()
+        # the identity cards, per team
+        teams = page.locator("#focus .teams .team")
+        assert teams.count() == 2
+        assert sorted(teams.evaluate_all("els => els.map(e => e.dataset.team)")) == ["bastos", "espadas"]
+        # a seat's token asking for another seat: the reason, the other viewpoints offered, the page drawn
+        open_at(page, live_server.url, g["id"], version, token=g["seats"][1]["token"], as_="seat:4")
+        page.wait_for_selector('body[data-viewer="seat1"]')
+        error = page.locator("#error")
+        assert error.is_visible() and "seat:4" in error.inner_text() and "token" in error.inner_text()
+        offered = error.locator("button").evaluate_all("els => els.map(e => e.dataset.as)")
+        assert "spectator" in offered and "seat:4" not in offered
+        assert page.locator("#seats .seat").count() == len(players)
+        save_shot(page, tmp_path, "muerte-refused")
+        error.locator('button[data-as="spectator"]').click()
+        page.wait_for_selector('body[data-viewer="spectator"]')
+        assert page.locator("#error").is_hidden()
+        assert page.locator("#seats .seat .hand .card[data-code]").count() == 0
     finally:
         page.close()

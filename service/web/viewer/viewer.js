@@ -18,6 +18,8 @@ const state = {
   following: true,  // the slider sits at the head: live events move it
   live: null,       // AbortController of the live stream
   request: 0,       // sequence number of the latest render request
+  refused: null,    // {as, why}: the viewpoint last asked for and refused
+  extras: null,     // timer of the chart and the deal check
 };
 
 // ------------------------------------------------------------------ API
@@ -34,28 +36,44 @@ async function api(path) {
   const body = await r.json().catch(() => null);
   if (!r.ok) {
     const detail = body && (body.detail || body.title) || r.statusText;
-    throw new Error(`${r.status}: ${detail}`);
+    const err = new Error(`${r.status}: ${detail}`);
+    err.status = r.status;
+    err.detail = detail;
+    throw err;
   }
   return body;
 }
 
-function replayPath(version) {
-  const as = viewpoint();
+function replayPath(version, as = viewpoint()) {
   return `/games/${encodeURIComponent(GAME_ID)}/replay?version=${version}` + (as ? `&as=${as}` : "");
 }
 
 // ------------------------------------------------------------------ cards
 // Every card comes from the game's own description (GET /game-types/{game}): its deck lists each
-// card's code, id (the value that stands for it in views), suit, rank, names and colour.
+// card's code (what the API writes), id (what older games' events wrote), suit, rank, names and colour.
+// A value is looked up by code first, then by id.
 const LANG = (new URLSearchParams(location.search).get("lang") || (document.documentElement && document.documentElement.lang) || "en").slice(0, 2);
-const decks = new Map(); // game -> Promise of Map(String(id) -> card)
+const decks = new Map(); // game -> Promise of a Deck
+
+class Deck {
+  constructor(cards) {
+    this.byCode = new Map(cards.map((c) => [String(c.code), c]));
+    this.byId = new Map(cards.map((c) => [String(c.id), c]));
+  }
+  get(v) {
+    if (v === null || v === undefined || typeof v === "boolean" || typeof v === "object") return undefined;
+    return this.byCode.get(String(v)) || this.byId.get(String(v));
+  }
+  has(v) { return this.get(v) !== undefined; }
+  isCode(v) { return typeof v === "string" && this.byCode.has(v); }
+}
 
 function deckFor(game) {
   if (!decks.has(game)) {
     const p = fetch(`/game-types/${encodeURIComponent(game)}`)
       .then((r) => (r.ok ? r.json() : { deck: [] }))
-      .then((t) => new Map((t.deck || []).map((c) => [String(c.id), c])))
-      .catch(() => new Map());
+      .then((t) => new Deck(t.deck || []))
+      .catch(() => new Deck([]));
     decks.set(game, p);
   }
   return decks.get(game);
@@ -117,7 +135,7 @@ function cardName(card) {
 
 // One card face: its rank and its suit drawn, or (trumps, the Sküs, Dalmuti's ranks and jester) its code.
 function cardEl(ctx, id) {
-  const card = ctx.deck.get(String(id));
+  const card = ctx.deck.get(id);
   const el = document.createElement("span");
   if (!card) {
     el.className = "card plain unknown";
@@ -172,6 +190,8 @@ const SEAT_LIST_KEYS = new Set(["order", "active", "eliminated", "in_round", "ou
 const ORDER_KEYS = new Set(["order", "out_order", "ranking", "last_order"]); // seat lists read as a sequence
 const PER_SEAT_KEYS = new Set(["scores", "hand_points", "balances", "tricks_won", "game_points", "bankrolls", "in_front",
   "roles", "teams", "identity", "hand_sizes", "lost", "up", "points", "payments", "bonus", "hands", "ranks", "bets", "disclosed"]);
+// keys that name a list of cards, whose single value is a number, not a card (Dalmuti's "hand": 2)
+const NOT_A_CARD = new Set(["hand", "hands", "cards"]);
 const HIDDEN_KEYS = new Set(["game", "rules_version", "players", "options", "outcome", "hand", "hands", "seat",
   "deck", "to_act"]);
 
@@ -179,7 +199,7 @@ const HIDDEN_KEYS = new Set(["game", "rules_version", "players", "options", "out
 // of the cards without a suit.
 const GAME_TABLES = {
   dalmuti: {
-    cards: ["hand", "hands", "cards", "gave", "received", "chosen", "rank", "beat_rank", "seating_draw", "card"],
+    cards: ["hand", "hands", "cards", "gave", "received", "chosen", "seating_draw", "card"],
     face: (c) => (c.code === "JS" ? "jester" : "rank-face"),
   },
   cego: {
@@ -204,13 +224,12 @@ function makeCtx(view, deck) {
 function humanise(k) { return String(k).replace(/_/g, " "); }
 function isScalar(v) { return v === null || ["string", "number", "boolean"].includes(typeof v); }
 function isSeat(ctx, v) { return Number.isInteger(v) && v >= 0 && v < ctx.players.length; }
-function isCard(ctx, v) { return (typeof v === "number" || typeof v === "string") && ctx.deck.has(String(v)); }
-// a card where the key says cards, or a string id of the deck anywhere (e.g. Muerte's "O4")
+function isCard(ctx, v) { return (typeof v === "number" || typeof v === "string") && ctx.deck.has(v); }
+// a card where the key says cards, or a card code anywhere (e.g. "O4", "7S"; not a bare number)
 function cardHere(ctx, key, v) {
   if (!isCard(ctx, v)) return false;
   if (ctx.cardKeys.has(key)) return true;
-  const c = ctx.deck.get(String(v));
-  return typeof v === "string" && typeof c.id === "string";
+  return typeof v === "string" && !/^\d+$/.test(v) && ctx.deck.isCode(v);
 }
 function seatName(ctx, s) { return ctx.players[s] ?? `#${s}`; }
 
@@ -247,7 +266,7 @@ function valueEl(ctx, key, v) {
   if (typeof v === "boolean") return text("span", v ? "yes" : "no");
   if (isScalar(v)) {
     if (typeof v === "number" && SEAT_KEYS.has(key) && isSeat(ctx, v)) return text("span", seatName(ctx, v), "name-ref");
-    if (cardHere(ctx, key, v)) return cardEl(ctx, v);
+    if (!NOT_A_CARD.has(key) && cardHere(ctx, key, v)) return cardEl(ctx, v);
     return text("span", typeof v === "string" ? humanise(v) : String(v));
   }
   if (Array.isArray(v)) return listEl(ctx, key, v);
@@ -285,7 +304,8 @@ function listEl(ctx, key, v) {
 }
 
 function objectEl(ctx, o) {
-  const entries = Object.entries(o);
+  // nothing said for what is empty ("pending: revolution — taxes —" reads as noise)
+  const entries = Object.entries(o).filter(([, x]) => x !== undefined && !deepEmpty(x));
   if (!entries.length) return text("span", "—", "muted");
   const wrap = span("obj");
   for (const [k, x] of entries) {
@@ -294,6 +314,13 @@ function objectEl(ctx, o) {
     wrap.appendChild(span("kv", text("span", label, "k"), valueEl(ctx, k, x)));
   }
   return wrap;
+}
+
+function deepEmpty(v) {
+  if (v === null || v === undefined) return true;
+  if (Array.isArray(v)) return v.every(deepEmpty);
+  if (typeof v === "object") return Object.values(v).every(deepEmpty);
+  return false;
 }
 
 function isEmpty(v) {
@@ -366,8 +393,11 @@ function renderTable(view, ctx) {
   add("version", text("span", String(view.version)));
   add("to act", text("span", view.to_act.length ? view.to_act.map((s) => seatName(ctx, s)).join(", ") : "—"));
   if (view.frozen) add("frozen", text("span", "yes", "badge warn"));
-  for (const [k, v] of Object.entries(st)) {
-    if (HIDDEN_KEYS.has(k) || perSeat.has(k) || k === "hand_sizes" || isEmpty(v)) continue;
+  const focus = new Set(FOCUS_KEYS[view.game] || []);
+  for (let [k, v] of Object.entries(st)) {
+    if (HIDDEN_KEYS.has(k) || perSeat.has(k) || focus.has(k) || k === "hand_sizes" || deepEmpty(v)) continue;
+    if (view.game === "onion" && k === "last_round" && v.showdown) v = { ...v, showdown: undefined }; // drawn above
+    if (view.game === "onion" && k === "modifiers" && v.showdown) v = { ...v, showdown: { ...v.showdown, arrangements: undefined } };
     add(k, valueEl(ctx, k, v));
   }
   $("table-state").replaceChildren(dl);
@@ -428,6 +458,391 @@ async function renderEvents(version, ctx) {
   } catch (err) { /* the table is drawn; the event list is a courtesy */ }
 }
 
+// ------------------------------------------------------------------ the middle of the table
+// What a game puts on the table, drawn for people: Dalmuti's trick, the Onion Showdown's groupings,
+// Muerte's identity cards per team. The keys drawn here are left out of the table's list.
+const FOCUS_KEYS = { dalmuti: ["trick"], muerte: ["identity", "teams"], onion: [], cego: ["trick", "last_trick"] };
+
+function panel(title, cls) {
+  const box = document.createElement("div");
+  box.className = "panel " + (cls || "");
+  box.appendChild(text("h3", title));
+  return box;
+}
+
+function dalmutiTrick(st, ctx) {
+  const t = st.trick;
+  if (!t || !Array.isArray(t.cards)) return null;
+  const box = panel("Trick", "trick");
+  const line = span("trick-line");
+  if (isSeat(ctx, t.seat)) line.appendChild(text("span", `${seatName(ctx, t.seat)} played`, "who"));
+  line.appendChild(cardsEl(ctx, t.cards));
+  // the rank to beat, in words: a number and its name, never a card face
+  const named = ctx.deck.byId.get(String(t.rank));
+  const words = `rank ${t.rank}` + (named ? ` (${cardName(named)})` : "") + ` · ${t.count ?? t.cards.length} card${(t.count ?? t.cards.length) === 1 ? "" : "s"}`;
+  const rank = text("span", words, "trick-rank");
+  rank.dataset.rank = String(t.rank);
+  line.appendChild(rank);
+  box.appendChild(line);
+  box.appendChild(text("p", "to beat it: as many cards of a better (lower) rank", "muted small"));
+  return box;
+}
+
+function groupingName(kind) {
+  return humanise(String(kind).replace(/_card_/g, "-card_"));
+}
+
+function onionShowdown(st, ctx) {
+  const live = st.modifiers && st.modifiers.showdown && st.modifiers.showdown.arrangements;
+  const last = st.last_round && st.last_round.showdown;
+  const hands = live && Object.keys(live).length ? live : last;
+  if (!hands || typeof hands !== "object" || !Object.keys(hands).length) return null;
+  const winner = live && Object.keys(live).length ? st.modifiers.showdown.holder : st.last_round.winner;
+  const round = live ? st.round_no : st.last_round.round;
+  const box = panel(`Showdown${round ? ` · round ${round}` : ""}`, "showdown");
+  for (const [seat, arr] of Object.entries(hands)) {
+    const s = Number(seat);
+    const row = document.createElement("div");
+    row.className = "sd-hand";
+    row.dataset.seat = seat;
+    const who = text("div", seatName(ctx, s), "sd-who");
+    if (s === winner) { who.appendChild(text("span", live ? "holds the table" : "takes the Pot", "badge win")); row.classList.add("winner"); }
+    row.appendChild(who);
+    const groups = span("groupings");
+    for (const g of (arr && arr.groupings) || []) {
+      const el = document.createElement("div");
+      el.className = "grouping";
+      el.dataset.kind = g.kind;
+      el.appendChild(text("div", groupingName(g.kind), "g-name"));
+      el.appendChild(cardsEl(ctx, g.cards || []));
+      groups.appendChild(el);
+    }
+    if (arr && Array.isArray(arr.unused) && arr.unused.length) {
+      const el = document.createElement("div");
+      el.className = "grouping unused";
+      el.appendChild(text("div", "not grouped", "g-name"));
+      el.appendChild(cardsEl(ctx, arr.unused));
+      groups.appendChild(el);
+    }
+    if (!groups.childNodes.length) groups.appendChild(text("span", "no grouping", "muted"));
+    row.appendChild(groups);
+    box.appendChild(row);
+  }
+  return box;
+}
+
+function muerteTeams(st, ctx) {
+  if (!Array.isArray(st.identity) || !st.identity.length) return null;
+  const teams = new Map();
+  st.identity.forEach((card, seat) => {
+    const c = ctx.deck.get(card);
+    const team = (Array.isArray(st.teams) && st.teams[seat]) || (c && c.suit) || "?";
+    if (!teams.has(team)) teams.set(team, []);
+    teams.get(team).push([seat, card]);
+  });
+  const box = panel("Identity cards by team", "teams");
+  for (const [team, members] of teams) {
+    const row = document.createElement("div");
+    row.className = "team";
+    row.dataset.team = team;
+    const svg = suitSvg(team);
+    const head = span("team-name");
+    if (svg) head.appendChild(svg);
+    head.appendChild(text("span", team));
+    row.appendChild(head);
+    row.appendChild(playedEl(ctx, members));
+    box.appendChild(row);
+  }
+  return box;
+}
+
+// Cego: the trick on the table, and the last one taken beside it
+function cegoTricks(st, ctx) {
+  const played = (pairs) => Array.isArray(pairs) && pairs.every((x) => isPair(ctx, x));
+  const now = played(st.trick) && st.trick.length ? st.trick : null;
+  const last = st.last_trick && played(st.last_trick.cards) ? st.last_trick : null;
+  if (!now && !last) return null;
+  const box = panel(`Trick${Number.isInteger(st.trick_no) ? ` ${st.trick_no + 1}` : ""}`, "trick");
+  const row = span("trick-line");
+  if (now) row.appendChild(playedEl(ctx, now));
+  else row.appendChild(text("span", "no card played yet", "muted"));
+  if (last) {
+    const past = span("last-trick", text("span", "last trick", "muted small"), playedEl(ctx, last.cards));
+    if (isSeat(ctx, last.winner)) past.appendChild(text("span", `taken by ${seatName(ctx, last.winner)}`, "muted small"));
+    row.appendChild(past);
+  }
+  box.appendChild(row);
+  return box;
+}
+
+const FOCUS = { dalmuti: [dalmutiTrick], onion: [onionShowdown], muerte: [muerteTeams], cego: [cegoTricks] };
+
+function renderFocus(view, ctx) {
+  const root = $("focus");
+  const st = view.state || {};
+  const panels = (FOCUS[view.game] || []).map((f) => f(st, ctx)).filter(Boolean);
+  root.replaceChildren(...panels);
+  root.hidden = !panels.length;
+}
+
+// ------------------------------------------------------------------ scores over the hands
+// One point per hand played up to the version shown, one line per seat: the scores after each hand,
+// read from the event that closes it (or the view at that version when the event carries no totals).
+const HAND_ENDS = {
+  dalmuti: { type: "HandEnded", key: "scores", unit: "hand" },
+  cego: { type: "RoundScored", key: "balances", unit: "round" },
+  onion: { type: "RoundEnded", key: "bankrolls", unit: "round" },
+  muerte: { type: "GameEnded", key: "scores", unit: "game" },
+};
+const SERIES = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#4b5563"];
+const scoreLog = { key: "", after: 0, ends: [] }; // hand ends seen in the events: {version, scores|null}
+
+async function handEnds(game, upTo) {
+  const spec = HAND_ENDS[game];
+  if (!spec) return [];
+  const key = token() + "|" + viewpoint();
+  if (scoreLog.key !== key) Object.assign(scoreLog, { key, after: 0, ends: [] });
+  while (scoreLog.after < upTo) {
+    const body = await api(`/games/${encodeURIComponent(GAME_ID)}/events?after=${scoreLog.after}&limit=5000`);
+    if (!body.events.length) break;
+    for (const e of body.events) {
+      if (e.type === spec.type) scoreLog.ends.push({ version: e.version, scores: Array.isArray(e.data && e.data[spec.key]) ? e.data[spec.key] : null });
+    }
+    scoreLog.after = body.events[body.events.length - 1].version;
+  }
+  const ends = scoreLog.ends.filter((h) => h.version <= upTo);
+  for (const h of ends) {
+    if (h.scores) continue;
+    let v = state.views.get(h.version);
+    if (!v) { v = await api(replayPath(h.version)); state.views.set(h.version, v); }
+    h.scores = (v.state || {})[spec.key] || null;
+  }
+  return ends.filter((h) => Array.isArray(h.scores));
+}
+
+function svgEl(tag, attrs, parent) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
+  if (parent) parent.appendChild(el);
+  return el;
+}
+
+function drawChart(ends, ctx, unit) {
+  const root = $("chart");
+  if (!ends.length) { root.replaceChildren(text("p", `no ${unit} finished at this version`, "muted")); return; }
+  const W = 360, H = 170, L = 38, R = 10, T = 10, B = 26;
+  const all = ends.flatMap((h) => h.scores);
+  let lo = Math.min(0, ...all), hi = Math.max(...all);
+  if (hi === lo) hi = lo + 1;
+  const n = ctx.players.length;
+  // equal scores would hide each other: each seat's points sit a little apart
+  const x = (i, seat = (n - 1) / 2) => L + (ends.length === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (ends.length - 1)) + (seat - (n - 1) / 2) * 2.5;
+  const y = (v) => T + ((hi - v) * (H - T - B)) / (hi - lo);
+  const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, id: "score-chart", role: "img", "aria-label": `scores after each ${unit}` });
+  svg.dataset.points = String(ends.length);
+  for (const v of [lo, hi, ...(lo < 0 && hi > 0 ? [0] : [])]) {
+    svgEl("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: v === 0 ? "axis zero" : "axis" }, svg);
+    svgEl("text", { x: L - 4, y: y(v) + 4, "text-anchor": "end", class: "tick" }, svg).textContent = String(v);
+  }
+  const step = Math.max(1, Math.ceil(ends.length / 12));
+  ends.forEach((h, i) => {
+    if (i % step && i !== ends.length - 1) return;
+    svgEl("text", { x: x(i), y: H - 8, "text-anchor": "middle", class: "tick" }, svg).textContent = String(i + 1);
+  });
+  const legend = span("legend");
+  ctx.players.forEach((name, seat) => {
+    const colour = SERIES[seat % SERIES.length];
+    const g = svgEl("g", { class: "series", "data-seat": seat, stroke: colour, fill: colour }, svg);
+    const pts = ends.map((h, i) => `${x(i, seat)},${y(Number(h.scores[seat]) || 0)}`).join(" ");
+    if (ends.length > 1) svgEl("polyline", { points: pts, fill: "none", "stroke-width": 2 }, g);
+    ends.forEach((h, i) => {
+      const c = svgEl("circle", { cx: x(i, seat), cy: y(Number(h.scores[seat]) || 0), r: 3.2, class: "point" }, g);
+      svgEl("title", {}, c).textContent = `${name}: ${h.scores[seat]} after ${unit} ${i + 1}`;
+    });
+    const key = span("key");
+    const swatch = span("swatch");
+    swatch.style.background = colour;
+    key.append(swatch, text("span", `${name} ${ends[ends.length - 1].scores[seat]}`));
+    legend.appendChild(key);
+  });
+  root.replaceChildren(svg, legend, text("div", `after each ${unit} (${ends.length} played)`, "muted small"));
+}
+
+async function renderChart(view, ctx) {
+  const spec = HAND_ENDS[view.game];
+  $("scores-box").hidden = !spec;
+  if (!spec) return;
+  $("scores-title").textContent = `Scores by ${spec.unit}`;
+  try {
+    const ends = await handEnds(view.game, view.version);
+    if (state.version === view.version) drawChart(ends, ctx, spec.unit);
+  } catch (err) { $("chart").replaceChildren(text("p", "scores unavailable: " + err.message, "muted")); }
+}
+
+// ------------------------------------------------------------------ the reviewer's check of the deals
+// With a key that sees the whole game, the audit trail (GET /games/{id}/audit) gives every event whole
+// and whether the hash chain verifies; each revealed deck is hashed here (SHA-256 of the salt, "|" and
+// the deck as compact JSON with sorted keys) and compared with the commitment made before play.
+const SHA_K = [0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+  0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+  0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb,
+  0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f,
+  0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2];
+
+function sha256hex(str) {
+  const bytes = new TextEncoder().encode(str);
+  const len = bytes.length;
+  const padded = new Uint8Array(((len + 9 + 63) >> 6) << 6);
+  padded.set(bytes);
+  padded[len] = 0x80;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 4, (len * 8) >>> 0);
+  view.setUint32(padded.length - 8, Math.floor(len / 0x20000000));
+  const h = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+  const w = new Uint32Array(64);
+  const rot = (v, n) => (v >>> n) | (v << (32 - n));
+  for (let off = 0; off < padded.length; off += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(off + i * 4);
+    for (let i = 16; i < 64; i++) {
+      const s0 = rot(w[i - 15], 7) ^ rot(w[i - 15], 18) ^ (w[i - 15] >>> 3);
+      const s1 = rot(w[i - 2], 17) ^ rot(w[i - 2], 19) ^ (w[i - 2] >>> 10);
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) >>> 0;
+    }
+    let [a, b, c, d, e, f, g, k] = h;
+    for (let i = 0; i < 64; i++) {
+      const t1 = (k + (rot(e, 6) ^ rot(e, 11) ^ rot(e, 25)) + ((e & f) ^ (~e & g)) + SHA_K[i] + w[i]) >>> 0;
+      const t2 = ((rot(a, 2) ^ rot(a, 13) ^ rot(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+      k = g; g = f; f = e; e = (d + t1) >>> 0; d = c; c = b; b = a; a = (t1 + t2) >>> 0;
+    }
+    [a, b, c, d, e, f, g, k].forEach((v, i) => { h[i] = (h[i] + v) >>> 0; });
+  }
+  return h.map((v) => v.toString(16).padStart(8, "0")).join("");
+}
+
+// JSON as the rules write it for a commitment: compact, keys sorted, non-ASCII as is
+function canonical(v) {
+  if (Array.isArray(v)) return "[" + v.map(canonical).join(",") + "]";
+  if (v && typeof v === "object") {
+    return "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + canonical(v[k])).join(",") + "}";
+  }
+  return JSON.stringify(v);
+}
+
+// the deck as the rules committed to it: each card code back to the game's own value
+function rulesValues(deck, v) {
+  if (Array.isArray(v)) return v.map((x) => rulesValues(deck, x));
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rulesValues(deck, x)]));
+  return deck.isCode(v) ? deck.byCode.get(v).id : v;
+}
+
+const audit = { key: "", promise: null };
+
+function loadAudit() {
+  const key = token() + "|" + state.head;
+  if (audit.key !== key) {
+    audit.key = key;
+    audit.promise = api(`/games/${encodeURIComponent(GAME_ID)}/audit`).catch((err) => ({ error: err }));
+  }
+  return audit.promise;
+}
+
+function checkDeals(trail, ctx, upTo) {
+  const deals = new Map();
+  const results = [];
+  for (const e of trail.events || []) {
+    const d = e.data || {};
+    if (e.type === "DealRevealed") {
+      if (e.version > upTo) continue;
+      const dealt = deals.get(d.deal_version);
+      const deck = rulesValues(ctx.deck, d.deck);
+      const ok = !!dealt && dealt.data.commitment === d.commitment && sha256hex((d.salt || "") + "|" + canonical(deck)) === d.commitment;
+      results.push({ version: d.deal_version, ok });
+    } else if (typeof d.commitment === "string") deals.set(e.version, e);
+  }
+  const sealed = [...deals.keys()].filter((v) => v <= upTo && !results.some((r) => r.version === v));
+  return { results, sealed };
+}
+
+async function renderAudit(view, ctx) {
+  const root = $("audit");
+  const reviewer = view.viewer.kind === "integrator" || viewpoint() === "reviewer";
+  root.hidden = !reviewer || !token();
+  if (root.hidden) { root.replaceChildren(); return; }
+  const trail = await loadAudit();
+  if (state.version !== view.version) return;
+  if (trail.error) { root.replaceChildren(text("span", "deal check unavailable: " + trail.error.detail, "muted small")); return; }
+  const { results, sealed } = checkDeals(trail, ctx, view.version);
+  const items = [];
+  const chain = trail.chain && trail.chain.ok;
+  const c = text("span", chain ? "hash chain verifies" : "hash chain broken", chain ? "badge win" : "badge warn");
+  c.dataset.check = chain ? "ok" : "bad";
+  c.id = "chain-badge";
+  items.push(c);
+  const bad = results.filter((r) => !r.ok);
+  let b;
+  if (!results.length) b = text("span", "no deal revealed yet", "badge plain");
+  else if (bad.length) b = text("span", `deal of version ${bad[0].version} does not match its commitment`, "badge warn");
+  else b = text("span", `deal commitment checks out (${results.length} deal${results.length === 1 ? "" : "s"})`, "badge win");
+  b.id = "deal-badge";
+  b.dataset.check = !results.length ? "none" : bad.length ? "bad" : "ok";
+  items.push(b);
+  if (sealed.length) items.push(text("span", `deal of version ${sealed.join(", ")} sealed until its hand ends`, "muted small"));
+  root.replaceChildren(...items);
+}
+
+// ------------------------------------------------------------------ viewpoints
+// A key may look as any seat, the reviewer or a spectator; a seat token as itself or a spectator.
+// A viewpoint the server refuses is explained, the others are offered, and the caller's own view is drawn.
+function fillViewpoints(view) {
+  const sel = $("as");
+  const want = viewpoint();
+  const opts = [["", "my own view"], ["spectator", "spectator"], ["reviewer", "reviewer"], ["seat", "my seat"]];
+  view.players.forEach((name, s) => opts.push([`seat:${s}`, `seat ${s}: ${name}`]));
+  const key = opts.map((o) => o[0]).join("|");
+  if (sel.dataset.key !== key) {
+    sel.replaceChildren(...opts.map(([v, label]) => { const o = text("option", label); o.value = v; return o; }));
+    sel.dataset.key = key;
+  }
+  sel.value = want;
+}
+
+function offers(view) {
+  const kind = view.viewer.kind;
+  const list = [["", "my own view"], ["spectator", "spectator"]];
+  if (kind === "integrator") {
+    list.push(["reviewer", "reviewer"]);
+    view.players.forEach((name, s) => list.push([`seat:${s}`, `${name} (seat ${s})`]));
+  }
+  return list;
+}
+
+function showRefused(view) {
+  const r = state.refused;
+  const e = $("error");
+  e.replaceChildren(text("span", `The viewpoint "${r.as}" is not open to this caller: ${r.why}. Showing your own view instead. `));
+  const pick = span("offers", text("span", "View as: ", "muted"));
+  for (const [as, label] of offers(view)) {
+    if (as === r.as) continue;
+    const b = text("button", label);
+    b.type = "button";
+    b.dataset.as = as;
+    b.addEventListener("click", () => choose(as));
+    pick.appendChild(b);
+  }
+  e.appendChild(pick);
+  e.hidden = false;
+}
+
+function choose(as) {
+  if (as) sessionStorage.setItem(AS_KEY, as); else sessionStorage.removeItem(AS_KEY);
+  state.refused = null;
+  state.views.clear();
+  hideError();
+  show(state.version);
+}
+
 function draw(view, ctx) {
   document.body.dataset.game = view.game;
   document.body.dataset.version = view.version;
@@ -436,6 +851,8 @@ function draw(view, ctx) {
   renderSeats(view, ctx);
   renderTable(view, ctx);
   renderResult(view, ctx);
+  renderFocus(view, ctx);
+  fillViewpoints(view);
   document.body.dataset.viewer = view.viewer.kind + (view.viewer.seat != null ? view.viewer.seat : "");
   document.body.dataset.rendered = String(view.version);
 }
@@ -450,20 +867,37 @@ async function show(version) {
   try {
     let view = state.views.get(version);
     if (!view) {
-      view = await api(replayPath(version));
+      try {
+        view = await api(replayPath(version));
+      } catch (err) {
+        const as = viewpoint();
+        if (!as || ![400, 401, 403, 422].includes(err.status) || ticket !== state.request) throw err;
+        // a viewpoint this caller may not take: say why, fall back to the caller's own view
+        sessionStorage.removeItem(AS_KEY);
+        state.refused = { as, why: err.detail };
+        state.views.clear();
+        view = await api(replayPath(version));
+      }
       state.views.set(version, view);
     }
     const ctx = makeCtx(view, await deckFor(view.game));
     if (ticket !== state.request) return; // a later request wins
-    hideError();
+    if (state.refused) showRefused(view); else hideError();
     draw(view, ctx);
     renderEvents(version, ctx);
+    // the chart and the deal check read the whole log: only once the slider rests on a version
+    clearTimeout(state.extras);
+    state.extras = setTimeout(() => {
+      if (ticket !== state.request) return;
+      renderChart(view, ctx);
+      renderAudit(view, ctx).catch(() => {});
+    }, 150);
   } catch (err) {
     if (ticket === state.request) showError(err.message);
   }
 }
 
-function showError(msg) { const e = $("error"); e.textContent = msg; e.hidden = false; }
+function showError(msg) { const e = $("error"); e.replaceChildren(text("span", msg)); e.hidden = false; }
 function hideError() { $("error").hidden = true; }
 
 function setHead(version) {
@@ -572,6 +1006,7 @@ $("auth").addEventListener("submit", (e) => {
   if (t) sessionStorage.setItem(TOKEN_KEY, t); else sessionStorage.removeItem(TOKEN_KEY);
   const as = $("as").value;
   if (as) sessionStorage.setItem(AS_KEY, as); else sessionStorage.removeItem(AS_KEY);
+  state.refused = null;
   const wasLive = !!state.live;
   stopLive();
   load().then(() => { if (wasLive && !state.live) { $("live").checked = true; startLive(); } });
