@@ -218,14 +218,22 @@ def keys() -> None:
     type=click.Choice(SCOPES),
     help="Required: what the key may do; repeat for several scopes",
 )
-def keys_create(name: str, scopes: tuple[str, ...]) -> None:
+@click.option(
+    "--rate-limit",
+    help="The key's own limits per route, replacing NAIPES_RATE_LIMIT (e.g. '1000 per minute')",
+)
+def keys_create(name: str, scopes: tuple[str, ...], rate_limit: str | None) -> None:
     """Create a key; its secret is printed once and never stored."""
     if not scopes:
         raise click.UsageError(
             f"--scope is required: give one or more of {', '.join(SCOPES)} (e.g. --scope games --scope tournaments)"
         )
-    rec = application().keys.create(name, list(scopes))
-    click.echo(f"{rec['id']}  {rec['key']}  scopes: {','.join(rec['scopes'])}")
+    try:
+        rec = application().keys.create(name, list(scopes), rate_limit=rate_limit)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--rate-limit") from None
+    limit = f"  rate limit: {rec['rate_limit']}" if rec.get("rate_limit") else ""
+    click.echo(f"{rec['id']}  {rec['key']}  scopes: {','.join(rec['scopes'])}{limit}")
 
 
 @keys.command("list")
@@ -233,7 +241,24 @@ def keys_list() -> None:
     """List stored keys (never their secrets)."""
     for rec in application().keys.list():
         state = f"revoked {rec['revoked_at']}" if rec.get("revoked_at") else "live"
-        click.echo(f"{rec['id']}  {rec['name']}  {','.join(rec['scopes'])}  {state}")
+        limit = f"  rate limit: {rec['rate_limit']}" if rec.get("rate_limit") else ""
+        click.echo(f"{rec['id']}  {rec['name']}  {','.join(rec['scopes'])}  {state}{limit}")
+
+
+@keys.command("limit")
+@click.argument("key_id")
+@click.argument("limits")
+def keys_limit(key_id: str, limits: str) -> None:
+    """Give a key its own rate limits per route, replacing NAIPES_RATE_LIMIT for it: LIMITS such as
+    '1000 per minute' (several separated by ';'), or 'default' for the service's again.  Takes effect
+    within two seconds everywhere."""
+    try:
+        rec = application().keys.set_limit(key_id, None if limits.strip().lower() == "default" else limits)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="LIMITS") from None
+    if rec is None:
+        raise click.ClickException(f"there is no key '{key_id}'")
+    click.echo(f"{key_id} rate limit: {rec.get('rate_limit') or 'the service default (NAIPES_RATE_LIMIT)'}")
 
 
 @keys.command("revoke")

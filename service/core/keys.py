@@ -16,7 +16,10 @@ Further keys are created (``naipes keys create`` or ``POST /keys`` with the
 Both share the hash tag ``{keys}``, so that a creation writes them in one
 transaction on Redis Cluster too.
 
-A record is ``{"id", "name", "scopes", "created_at", "revoked_at"}``.  The
+A record is ``{"id", "name", "scopes", "created_at", "revoked_at"}``, and
+``"rate_limit"`` when the operator gave the key limits of its own
+(:meth:`KeyStore.set_limit`, ``naipes keys limit``), which replace
+``NAIPES_RATE_LIMIT`` for that key (see docs/rate-limits.md).  The
 secret itself is shown once, at creation, and never stored.  A lookup
 finds the record by the key's digest.  Records are cached for ``CACHE_SECONDS`` per process; a
 revocation made through the same process takes effect at once, one made
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 
 import redis
 from cachetools import TTLCache
+from limits import parse_many
 
 from events.envelope import dumps, loads, now_iso
 
@@ -53,6 +57,7 @@ class KeyRecord:
     scopes: frozenset
     revoked: bool = False
     revoked_at: str | None = None
+    rate_limit: str | None = None  # the key's own limits, replacing the service's
 
 
 ENV_PREFIX = "env-"
@@ -119,7 +124,12 @@ class KeyStore:
                 return env
             stored = loads(raw)
             return KeyRecord(
-                env.id, env.name, env.scopes, stored.get("revoked_at") is not None, stored.get("revoked_at")
+                env.id,
+                env.name,
+                env.scopes,
+                stored.get("revoked_at") is not None,
+                stored.get("revoked_at"),
+                stored.get("rate_limit"),
             )
         if not raw:
             return False
@@ -128,7 +138,7 @@ class KeyStore:
             return False  # an environment key this process was not given
         return _record(stored)
 
-    def create(self, name: str, scopes: list[str]) -> dict:
+    def create(self, name: str, scopes: list[str], rate_limit: str | None = None) -> dict:
         if not isinstance(name, str) or not 1 <= len(name) <= 100 or not name.isprintable():
             raise ValueError("a key's name is 1 to 100 printable characters (no control character, no lone surrogate)")
         unknown = sorted(set(scopes) - set(SCOPES))
@@ -137,6 +147,8 @@ class KeyStore:
         secret = f"nk_{secrets.token_urlsafe(32)}"
         key_id = f"key_{secrets.token_hex(6)}"
         rec = {"id": key_id, "name": name, "scopes": sorted(set(scopes)), "created_at": now_iso(), "revoked_at": None}
+        if rate_limit is not None:
+            rec["rate_limit"] = rate_limit_spec(rate_limit)
         h = digest(secret)
         pipe = self.redis.pipeline(transaction=True)
         pipe.hset(KEYS, h, dumps(rec))
@@ -158,6 +170,25 @@ class KeyStore:
             self._cache.pop(h, None)
         return rec
 
+    def set_limit(self, key_id: str, rate_limit: str | None) -> dict | None:
+        """Give a key limits of its own (None: the service's again); the key's record, or None (no such key).
+        Takes effect at once in this process, within ``CACHE_SECONDS`` in the others."""
+        spec = rate_limit_spec(rate_limit) if rate_limit is not None else None
+        self.record_environment_keys()
+        h = self.redis.hget(KEY_IDS, key_id)
+        if h is None:
+            return None
+        h = h.decode()
+        rec = loads(self.redis.hget(KEYS, h))
+        if spec is None:
+            rec.pop("rate_limit", None)
+        else:
+            rec["rate_limit"] = spec
+        self.redis.hset(KEYS, h, dumps(rec))
+        with self._lock:
+            self._cache.pop(h, None)
+        return rec
+
     def list(self) -> list[dict]:
         self.record_environment_keys()
         rows = [loads(v) for v in self.redis.hvals(KEYS)]
@@ -171,7 +202,32 @@ def _record(raw: dict) -> KeyRecord:
         frozenset(raw.get("scopes", ())),
         raw.get("revoked_at") is not None,
         raw.get("revoked_at"),
+        raw.get("rate_limit"),
     )
+
+
+MAX_LIMITS = 4
+
+
+def rate_limit_spec(text: str) -> str:
+    """A key's limits in the notation of ``NAIPES_RATE_LIMIT`` (``1000 per minute``, several joined by
+    ``;``), checked and written back in one form; ValueError names what is wrong."""
+    parts = [p.strip() for p in str(text).split(";") if p.strip()]
+    if not parts or len(parts) > MAX_LIMITS:
+        raise ValueError(f"give 1 to {MAX_LIMITS} limits such as '1000 per minute', separated by ';'")
+    out = []
+    for part in parts:
+        try:
+            (item,) = parse_many(part)
+        except ValueError:
+            raise ValueError(f"'{part[:40]}' is not a limit: write it as '1000 per minute' or '20/second'") from None
+        if not 1 <= item.amount <= 10**9:
+            raise ValueError(f"'{part[:40]}': the number of requests is 1 to 1000000000")
+        unit = item.GRANULARITY.name
+        out.append(
+            f"{item.amount} per {unit}" if item.multiples == 1 else f"{item.amount} per {item.multiples} {unit}s"
+        )
+    return ";".join(out)
 
 
 def _env_record(rec: KeyRecord) -> dict:

@@ -27,6 +27,7 @@ from service.core.identity import Viewer
 from service.core.naipes import Naipes
 from service.core.words import LANGUAGES
 from service.web import schemas as s
+from service.web.ratelimit import RateLimitDocs, document_headers, response_headers
 
 log = logging.getLogger("naipes.http")
 
@@ -56,16 +57,24 @@ class NaipesApi(Api):
 
     ERROR_SCHEMA = s.ProblemSchema
 
+    def _init_spec(self, *, extra_plugins=None, **kwargs):
+        super()._init_spec(extra_plugins=[*(extra_plugins or ()), RateLimitDocs()], **kwargs)
+
     def _register_responses(self):
+        document_headers(self.spec)
         for status in http.HTTPStatus:
-            response = {"description": status.phrase}
+            response = {"description": status.phrase, "headers": response_headers(status.value)}
             if status >= 400:
                 response["schema"] = self.ERROR_SCHEMA
                 prepare_response(response, self.spec, PROBLEM)
             else:
                 prepare_response(response, self.spec, self.DEFAULT_RESPONSE_CONTENT_TYPE)
             self.spec.components.response(status.name, response, lazy=True)
-        response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
+        response = {
+            "description": "Default error response",
+            "schema": self.ERROR_SCHEMA,
+            "headers": response_headers("default"),
+        }
         prepare_response(response, self.spec, PROBLEM)
         self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
 

@@ -1,0 +1,186 @@
+"""The RateLimit fields (draft-ietf-httpapi-ratelimit-headers-10) through HTTP: the numbers the limiter
+counted fall with each request and come back when the window resets; a 429 says when to retry; an
+operator gives one key a budget of its own; the contract documents all of it."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from pathlib import Path
+
+import requests
+import yaml
+from click.testing import CliRunner
+
+from service.cli import main as cli
+from service.web.app import create_app
+from service.web.ratelimit import EXEMPT_PREFIXES
+
+from .conftest import API_KEY, ROOT, bearer
+from .helpers import create, tokens
+from .live import LiveServer
+
+FIELD = re.compile(r'"(?P<name>[a-z0-9-]+)";(?P<a>[qr])=(?P<x>\d+);(?P<b>[wt])=(?P<y>\d+)')
+
+
+def parse(value: str) -> dict[str, tuple[int, int]]:
+    """A RateLimit or RateLimit-Policy field: policy name -> (q, w) or (r, t)."""
+    items = [item.strip() for item in value.split(",")]
+    out = {}
+    for item in items:
+        m = FIELD.fullmatch(item)
+        assert m, f"not a structured-field item of the draft: {item!r}"
+        out[m["name"]] = (int(m["x"]), int(m["y"]))
+    return out
+
+
+def _address() -> dict:
+    return {"REMOTE_ADDR": f"10.{random.randrange(256)}.{random.randrange(256)}.{random.randrange(1, 255)}"}
+
+
+def _client(service, monkeypatch, limits: str, address_limits: str = "off"):
+    monkeypatch.setenv("NAIPES_RATE_LIMIT_ADDRESS", address_limits)
+    return create_app(service, rate_limit=limits).test_client()
+
+
+def test_remaining_falls_with_each_request_and_comes_back_after_the_window(service, monkeypatch):
+    c = _client(service, monkeypatch, "4 per 2 seconds")
+    key = bearer(service.keys.create("counted", ["games"])["key"])  # a key of the test's own: a fresh count
+    seen = []
+    for _ in range(4):
+        r = c.get("/games", headers=key)
+        assert r.status_code == 200
+        assert parse(r.headers["RateLimit-Policy"]) == {"credential": (4, 2)}
+        seen.append(parse(r.headers["RateLimit"])["credential"])
+    assert [remaining for remaining, _ in seen] == [3, 2, 1, 0]
+    assert all(0 <= reset <= 2 for _, reset in seen)
+
+    refused = c.get("/games", headers=key)
+    assert refused.status_code == 429 and refused.mimetype == "application/problem+json"
+    assert parse(refused.headers["RateLimit-Policy"]) == {"credential": (4, 2)}
+    remaining, reset = parse(refused.headers["RateLimit"])["credential"]
+    assert remaining == 0 and 1 <= int(refused.headers["Retry-After"]) <= 2
+    assert int(refused.headers["Retry-After"]) >= reset
+
+    time.sleep(int(refused.headers["Retry-After"]) + 0.2)  # the window is two seconds
+    again = c.get("/games", headers=key)
+    assert again.status_code == 200
+    assert parse(again.headers["RateLimit"])["credential"][0] == 3
+
+
+def test_the_numbers_are_the_limiters_own_count_shared_by_every_process(service, monkeypatch):
+    one = _client(service, monkeypatch, "10 per minute")
+    other = _client(service, monkeypatch, "10 per minute")  # another worker over the same Redis
+    key = bearer(service.keys.create("shared", ["games"])["key"])
+    assert parse(one.get("/games", headers=key).headers["RateLimit"])["credential"][0] == 9
+    assert parse(other.get("/games", headers=key).headers["RateLimit"])["credential"][0] == 8
+    assert parse(one.get("/games", headers=key).headers["RateLimit"])["credential"][0] == 7
+    # each route has its own count for a credential
+    assert parse(one.get("/me", headers=key).headers["RateLimit"])["credential"][0] == 9
+    counters = [k for k in service.redis.scan_iter(match="*naipes:rate*") if b"shared" not in k]
+    assert counters, "the counts live in the service's Redis"
+
+
+def test_a_request_without_a_key_sees_its_address_budget_too(service, monkeypatch):
+    c = _client(service, monkeypatch, "10 per minute", address_limits="3 per minute")
+    g = create(c, bearer(API_KEY), players=["a", "b", "c", "d"])
+    env = _address()
+    r = c.get(f"/games/{g['id']}", headers=bearer(tokens(g)[0]), environ_base=env)
+    assert parse(r.headers["RateLimit-Policy"]) == {"credential": (10, 60), "address": (3, 60)}
+    assert parse(r.headers["RateLimit"])["address"][0] == 2
+    r = c.get("/game-types", environ_base=env)  # another route, no credential: the same address budget
+    assert {name: remaining for name, (remaining, _) in parse(r.headers["RateLimit"]).items()} == {
+        "credential": 9,
+        "address": 1,
+    }
+    c.get("/game-types", environ_base=env)
+    refused = c.get(f"/games/{g['id']}", headers=bearer(tokens(g)[1]), environ_base=env)
+    assert refused.status_code == 429 and "client address" in refused.get_json()["detail"]
+    assert parse(refused.headers["RateLimit"])["address"][0] == 0
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    # a key from the same address is counted by its key only
+    keyed = c.get("/games", headers=bearer(API_KEY), environ_base=env)
+    assert keyed.status_code == 200 and set(parse(keyed.headers["RateLimit"])) == {"credential"}
+
+
+def test_errors_carry_the_fields_and_unlimited_routes_none(service, monkeypatch):
+    c = _client(service, monkeypatch, "10 per minute")
+    env = _address()
+    for r in (
+        c.get("/me", environ_base=env),  # 401
+        c.get("/games/nosuchgame", environ_base=env),  # 404
+        c.get("/games", headers=bearer("nk_nope"), environ_base=env),  # 401
+    ):
+        assert r.status_code in (401, 404)
+        assert "credential" in parse(r.headers["RateLimit"]), r.headers
+    assert "RateLimit" not in c.get("/health").headers
+    # without limits, no fields
+    off = create_app(service, rate_limit="off").test_client()
+    assert "RateLimit" not in off.get("/games", headers=bearer(API_KEY)).headers
+
+
+def test_the_fields_over_real_http(service, monkeypatch):
+    monkeypatch.setenv("NAIPES_RATE_LIMIT_ADDRESS", "off")
+    key = bearer(service.keys.create("wire", ["games"])["key"])
+    with LiveServer(create_app(service, rate_limit="2 per 5 seconds")) as server:
+        got = [requests.get(server.url + "/games", headers=key, timeout=5) for _ in range(3)]
+    assert [r.status_code for r in got] == [200, 200, 429]
+    assert [parse(r.headers["RateLimit"])["credential"][0] for r in got] == [1, 0, 0]
+    assert got[2].headers["Content-Type"].startswith("application/problem+json")
+    assert 1 <= int(got[2].headers["Retry-After"]) <= 5
+
+
+def test_an_operator_gives_one_key_a_budget_of_its_own(service, monkeypatch, redis_url, tmp_path):
+    c = _client(service, monkeypatch, "2 per minute")
+    env = {"REDIS_URL": redis_url, "NAIPES_DATA": str(tmp_path), "NAIPES_API_KEYS": API_KEY}
+    runner = CliRunner()
+    out = runner.invoke(
+        cli, ["keys", "create", "--name", "big", "--scope", "games", "--rate-limit", "5/minute"], env=env
+    )
+    assert out.exit_code == 0, out.output
+    key_id, secret = out.output.split()[:2]
+    assert "rate limit: 5 per minute" in out.output
+    key = bearer(secret)
+    codes = [c.get("/games", headers=key).status_code for _ in range(6)]
+    assert codes == [200] * 5 + [429]
+
+    out = runner.invoke(cli, ["keys", "limit", key_id, "1000 per hour"], env=env)
+    assert out.exit_code == 0 and "1000 per hour" in out.output, out.output
+    service.keys._cache.clear()  # another process's change: seen here within the cache's two seconds
+    r = c.get("/games", headers=key)
+    assert r.status_code == 200 and parse(r.headers["RateLimit-Policy"]) == {"credential": (1000, 3600)}
+    assert "1000 per hour" in runner.invoke(cli, ["keys", "list"], env=env).output
+
+    out = runner.invoke(cli, ["keys", "limit", key_id, "default"], env=env)
+    assert out.exit_code == 0 and "service default" in out.output
+    service.keys._cache.clear()
+    assert parse(c.get("/me", headers=key).headers["RateLimit-Policy"]) == {"credential": (2, 60)}
+
+    bad = runner.invoke(cli, ["keys", "limit", key_id, "lots"], env=env)
+    assert bad.exit_code != 0 and "not a limit" in bad.output
+    assert runner.invoke(cli, ["keys", "limit", "key_nosuch", "5/minute"], env=env).exit_code != 0
+
+
+def test_the_contract_documents_the_fields_and_429(app):
+    spec = yaml.safe_load((Path(ROOT) / "openapi.yaml").read_text())
+    assert set(spec["components"]["headers"]) >= {"RateLimit", "RateLimit-Policy", "Retry-After"}
+    too_many = spec["components"]["responses"]["TOO_MANY_REQUESTS"]
+    assert "Retry-After" in too_many["headers"] and "application/problem+json" in too_many["content"]
+    operations = [
+        (path, method, op)
+        for path, ops in spec["paths"].items()
+        for method, op in ops.items()
+        if method in ("get", "post", "put", "patch", "delete")
+    ]
+    assert len(operations) > 20
+    for path, method, op in operations:
+        limited = not path.startswith(EXEMPT_PREFIXES)
+        assert ("429" in op["responses"]) == limited, (method, path)
+        for status, response in op["responses"].items():
+            if "$ref" in response:
+                name = response["$ref"].rsplit("/", 1)[1]
+                response = spec["components"]["responses"][name]
+            assert {"RateLimit", "RateLimit-Policy"} <= set(response.get("headers", {})), (method, path, status)
+            if status == "429":
+                assert "Retry-After" in response["headers"], (method, path)
