@@ -32,7 +32,7 @@ def test_committed_contract_is_what_the_app_generates(app):
 def test_every_route_is_in_the_contract_and_every_path_is_routed(app):
     routed = set()
     for rule in app.url_map.iter_rules():
-        if rule.endpoint.rsplit(".", 1)[-1] == "static" or rule.rule.startswith("/openapi"):
+        if rule.endpoint.rsplit(".", 1)[-1] == "static" or rule.rule.startswith(("/openapi", "/docs")):
             continue
         path = re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
         for method in rule.methods - {"HEAD", "OPTIONS"}:
@@ -109,3 +109,30 @@ def test_responses_of_a_played_game_conform_to_the_contract(client, integrator):
     conforms("get", "/games", client.get("/games?game=dalmuti", headers=integrator))
     conforms("get", "/games/{game_id}", client.get("/games/nope"))
     conforms("get", "/health", client.get("/health"))
+
+
+def test_moves_are_typed_per_game(client):
+    """POST /moves and legal-moves speak of Move: any game's union (DalmutiMove ...) of its move types,
+    one component per type (DalmutiPlay ...), as GET /game-types/{game} lists them."""
+    schemas = SPEC["components"]["schemas"]
+    body = SPEC["paths"]["/games/{game_id}/moves"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body == {"$ref": "#/components/schemas/Move"}
+    legal = schemas["LegalMoves"]["properties"]["moves"]["items"]
+    assert legal == {"$ref": "#/components/schemas/Move"}
+    unions = [ref["$ref"].rsplit("/", 1)[1] for ref in schemas["Move"]["anyOf"]]
+    games = [t["id"] for t in client.get("/game-types").get_json()]
+    assert sorted(unions) == sorted(g.capitalize() + "Move" for g in games)
+    for game in games:
+        union = schemas[game.capitalize() + "Move"]
+        kinds = [m["type"] for m in client.get(f"/game-types/{game}").get_json()["moves"]]
+        assert union["discriminator"]["propertyName"] == "type"
+        assert list(union["discriminator"]["mapping"]) == kinds
+        assert [r["$ref"] for r in union["oneOf"]] == list(union["discriminator"]["mapping"].values())
+        for kind, ref in union["discriminator"]["mapping"].items():
+            component = schemas[ref.rsplit("/", 1)[1]]
+            assert component["properties"]["type"]["enum"] == [kind] and "type" in component["required"]
+    move = _schema(body)
+    jsonschema.validate({"type": "pass"}, move)
+    jsonschema.validate({"type": "pass", "label": "pass"}, move)
+    for wrong in ({"type": "pass", "seat": 1}, {"type": "teleport"}, {"type": "play", "cards": ["??"]}, {}):
+        assert not jsonschema.Draft4Validator(move).is_valid(wrong), wrong

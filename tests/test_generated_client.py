@@ -10,6 +10,7 @@ the answers or the server refuses the requests.
 from __future__ import annotations
 
 import importlib
+import inspect
 import random
 import subprocess
 import sys
@@ -73,6 +74,41 @@ def _models():
     return importlib.import_module("naipes_client.models")
 
 
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def test_generated_moves_are_typed_per_game(naipes_client, app):
+    """A class per game's move type (DalmutiPlay, CegoCall ...), each parsing the moves of its type
+    only; the body of post_move takes them and nothing untyped."""
+    models = _models()
+    assert not hasattr(models, "Move"), "the body of a move is typed per game, not 'a type and anything else'"
+    client = app.test_client()
+    for game in GAMES:
+        described = client.get(f"/game-types/{game}").get_json()
+        kinds = [m["type"] for m in described["moves"]]
+        assert kinds
+        for kind in kinds:
+            cls = getattr(models, _camel(game) + _camel(kind))
+            assert cls.from_dict({"type": kind, **_minimal(described, kind)}).type_.value == kind
+            with pytest.raises(ValueError):
+                cls.from_dict({"type": "no-such-move", **_minimal(described, kind)})
+    body = inspect.signature(_api("post_move").sync).parameters["body"].annotation
+    assert "DalmutiPlay" in str(body) and "OnionDeclare" in str(body) and "dict" not in str(body)
+
+
+def _minimal(described: dict, kind: str) -> dict:
+    """A value for each required field of a move type, of the type its schema says."""
+    schema = next(m["schema"] for m in described["moves"] if m["type"] == kind)
+    sample = {"string": "x", "integer": 0, "array": [], "object": {}, "boolean": False}
+    out = {}
+    for name in schema.get("required", []):
+        prop = schema["properties"][name]
+        if name != "type":
+            out[name] = prop["enum"][0] if "enum" in prop else sample[prop.get("type", "string")]
+    return out
+
+
 def play_with_client(nc, base: str, game: str, players: list[str], options: dict, rng: random.Random) -> dict:
     models = _models()
     integrator = nc.AuthenticatedClient(base_url=base, token=API_KEY)
@@ -97,10 +133,9 @@ def play_with_client(nc, base: str, game: str, players: list[str], options: dict
         legal = _api("get_legal_moves").sync(gid, client=seats[seat])
         assert isinstance(legal, models.LegalMoves), legal
         assert legal.moves, f"seat {seat} must act but has no legal move"
-        chosen = rng.choice(legal.moves).to_dict()
-        result = _api("post_move").sync(
-            gid, client=seats[seat], body=models.Move.from_dict(chosen), if_match=f'"{view.version}"'
-        )
+        chosen = rng.choice(legal.moves)
+        assert type(chosen).__name__.endswith(_camel(chosen.type_.value)), chosen  # a typed move, by its type
+        result = _api("post_move").sync(gid, client=seats[seat], body=chosen, if_match=f'"{view.version}"')
         assert isinstance(result, models.MoveResult), (chosen, result)
         assert result.version > view.version
         moves_made += 1
@@ -120,7 +155,7 @@ def play_with_client(nc, base: str, game: str, players: list[str], options: dict
     assert audit.chain.ok and audit.version == final.version
 
     # errors parse as the contract's problem documents
-    refused = _api("post_move").sync(gid, client=seats[0], body=models.Move.from_dict({"type": "pass"}))
+    refused = _api("post_move").sync(gid, client=seats[0], body=models.DalmutiPass.from_dict({"type": "pass"}))
     assert isinstance(refused, models.Problem) and refused.status == 409
     missing = _api("get_game").sync("no-such-game", client=spectator)
     assert isinstance(missing, models.Problem) and missing.status == 404

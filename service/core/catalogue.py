@@ -92,6 +92,19 @@ def validate_options(game_type: str, options: dict) -> dict:
     return filled
 
 
+def check_bot_seats(options: dict, players: int) -> None:
+    """The seats of the ``bots`` option are seats of the table."""
+    outside = sorted(int(seat) for seat in (options.get("bots") or {}) if int(seat) >= players)
+    if outside:
+        raise ProblemError(
+            422,
+            "Invalid options",
+            f"bots: seat {outside[0]} is not at this table (its seats are 0 to {players - 1})",
+            "invalid-options",
+            rule="bot-seat",
+        )
+
+
 @functools.cache
 def options_validator(game_type: str):
     """The JSON Schema of a game's options plus the timing options, compiled once."""
@@ -114,6 +127,104 @@ def creation_constraints(game_type: str) -> tuple[tuple[dict, ...], tuple[Callab
         "description": f"{module.TITLE} takes {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players",
         "schema": {"properties": {"player_count": {"minimum": module.MIN_PLAYERS, "maximum": module.MAX_PLAYERS}}},
     }
-    stated = (count, *getattr(module, "CONSTRAINTS", ()))
+    bot_seats = {
+        "id": "bot-seat",
+        "on": ["player_count", "options"],
+        "description": "the seats of the bots option are seats of the table (0 to the player count less one)",
+        "schema": {
+            "allOf": [
+                {
+                    "if": {"properties": {"player_count": {"const": n}}, "required": ["player_count"]},
+                    "then": {
+                        "properties": {
+                            "options": {"properties": {"bots": {"propertyNames": {"enum": [str(s) for s in range(n)]}}}}
+                        }
+                    },
+                }
+                for n in range(1, 17)
+            ]
+        },
+    }
+    stated = (count, bot_seats, *getattr(module, "CONSTRAINTS", ()))
     checks = tuple(jsonschema.Draft202012Validator(c["schema"]).is_valid for c in stated)
     return stated, checks
+
+
+def move_types(game_type: str) -> dict[str, dict]:
+    """A game's move types as GET /game-types/{game} lists them: type -> its description (en, es)
+    and its JSON Schema (2020-12)."""
+    return {m["type"]: m for m in describe_game(game_type)["moves"]}
+
+
+@functools.cache
+def move_validators(game_type: str) -> dict[str, jsonschema.protocols.Validator]:
+    """The validator of each move type of a game, compiled once from the schema of its notation."""
+    validators = {}
+    for kind, spec in move_types(game_type).items():
+        cls = jsonschema.validators.validator_for(spec["schema"])
+        cls.check_schema(spec["schema"])
+        validators[kind] = cls(spec["schema"])
+    return validators
+
+
+_DETAIL = 300  # a detail quotes at most this much of what was sent
+
+
+def _pointer(path) -> str:
+    """An RFC 6901 JSON pointer (``/cards/1``); the empty pointer (the whole move) is written ``/``."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path) or "/"
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= _DETAIL else text[: _DETAIL - 3] + "..."
+
+
+def check_move(game_type: str, move: dict) -> None:
+    """A move (its own members only: no ``label``) fits the JSON Schema of its type in GET
+    /game-types/{game}, or a 422 ``malformed-move`` whose detail starts with the JSON pointer of the
+    member that is wrong (``/cards/1: ...``) and whose ``rule`` says how: unknown-move (naming the
+    game's move types), missing-field, unknown-field or invalid-field."""
+    validators = move_validators(game_type)
+    kind = move.get("type")
+    if not isinstance(kind, str) or kind not in validators:
+        rule = "missing-field" if kind is None else "unknown-move"
+        got = "missing" if kind is None else f"{_short(dumps(kind).decode())} is not a move type of {game_type}"
+        raise ProblemError(
+            422,
+            "Malformed move",
+            f"/type: {got}; the move types of {game_type} are {', '.join(validators)}",
+            "malformed-move",
+            rule=rule,
+        )
+    error = jsonschema.exceptions.best_match(validators[kind].iter_errors(move))
+    if error is None:
+        return
+    path, rule, message = list(error.absolute_path), "invalid-field", error.message
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    if error.validator == "required":
+        missing = [name for name in error.validator_value if name not in instance]
+        path, rule = path + missing[:1], "missing-field"
+        message = f"a '{kind}' move needs this field"
+    elif error.validator == "additionalProperties":
+        known = error.schema.get("properties", {})
+        extra = sorted(str(name) for name in instance if name not in known)
+        path, rule = path + extra[:1], "unknown-field"
+        message = f"a '{kind}' move has no such field (its fields: {', '.join(known)})"
+    elif error.validator == "not":
+        # a field some other field rules out (an if/then of the schema): name the first one present
+        banned = [n for n in _required_in(error.validator_value) if n in instance]
+        if banned:
+            path, rule = path + banned[:1], "unknown-field"
+            message = f"not allowed in this '{kind}' move, given its other fields"
+    raise ProblemError(422, "Malformed move", f"{_pointer(path)}: {_short(message)}", "malformed-move", rule=rule)
+
+
+def _required_in(schema) -> list[str]:
+    """The member names a schema of ``required`` lists (alone or under anyOf/oneOf/allOf) names."""
+    if not isinstance(schema, dict):
+        return []
+    names = list(schema.get("required", []))
+    for key in ("anyOf", "oneOf", "allOf"):
+        for sub in schema.get(key, []):
+            names.extend(_required_in(sub))
+    return names

@@ -14,13 +14,36 @@ import shlex
 
 from apispec import BasePlugin
 
+from service.core import catalogue
+from service.core.errors import ProblemError
+
 GAME = "3f9a1c07d2b84e6a"
+
+
+def example_move(game: str = "dalmuti", kind: str = "play", code: str = "12", count: int = 2) -> dict:
+    """A move playing ``count`` copies of the card ``code``, its cards written as the game's move
+    schema (GET /game-types/{game}) wants them: the card's code, or the id its deck gives it."""
+    card = next(c for c in catalogue.describe_game(game)["deck"] if c["code"] == code)
+    for value in (card["code"], card["id"]):
+        move = {"type": kind, "cards": [value] * count}
+        try:
+            catalogue.check_move(game, move)
+        except ProblemError:
+            continue
+        return move
+    return {"type": kind, "cards": [card["code"]] * count}
+
+
+def legal_moves_example() -> list[dict]:
+    """The ``moves`` of a legal-moves answer, as an example."""
+    return [{**example_move(), "label": "play two 12s"}, {"type": "pass", "label": "pass"}]
+
 
 # operationId -> the JSON body of an example request
 BODIES: dict[str, object] = {
     "createGame": {"game": "dalmuti", "players": ["ana", "bea", "carl", "dani"], "options": {"hands": 1}},
     "joinGame": {"player": "flor"},
-    "postMove": {"type": "play", "cards": [12, 12]},
+    "postMove": example_move(),
     "freezeGame": {"reason": "seat 2 reports a disconnect during the auction"},
     "addNote": {"version": 12, "text": "checked the deal commitment of version 3: it matches"},
     "adjudicate": {"action": "award", "reason": "collusion established between seats 1 and 3", "scores": [3, 0, 2, 1]},
@@ -152,3 +175,8 @@ def curl(path: str, method: str, op: dict, query: dict, headers: dict, body, con
     elif "application/x-ndjson" in content:
         parts.append("-H 'Content-Type: application/x-ndjson' --data-binary @game.jsonl")
     return " ".join(parts)
+
+
+# open seats, invitations and the lobby (service/web/seats.py)
+BODIES["claimSeat"] = {"player": "eli"}
+PARAMETERS["seat"] = 1

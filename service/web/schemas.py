@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import copy
+
 import marshmallow as ma
+from apispec import BasePlugin
 from marshmallow import fields, validate
 
 from domain.table import ADJUDICATIONS
+from service.core import catalogue
 from service.core.keys import SCOPES
 from service.core.problems import PREFIX, PROBLEM_TYPES, described
+from service.web.examples import legal_moves_example
 
 # Bounds of numbers taken from requests: far beyond any real game, and small enough that what the
 # store keeps (and sums of it) stays a 64-bit integer or a finite double.
@@ -174,11 +179,12 @@ class CreateGameSchema(ma.Schema):
         metadata={"description": "A game type id from GET /game-types", "example": "dalmuti"},
     )
     players = fields.List(
-        fields.String(validate=validate.Length(min=1, max=64)),
+        fields.String(validate=validate.Length(min=1, max=64), allow_none=True),
         required=True,
         validate=validate.Length(min=1, max=64),
         metadata={
-            "description": "Player names, one per seat, in seat order",
+            "description": "Player names, one per seat, in seat order; null leaves a seat open (the game starts "
+            "once every open seat is claimed with its invitation)",
             "example": ["ana", "bea", "carl", "dani"],
         },
     )
@@ -207,7 +213,7 @@ CURSOR = validate.Length(min=1, max=200)
 
 class GameListQuerySchema(ma.Schema):
     game = fields.String(validate=GAME_TYPE, metadata={"description": "Only games of this type"})
-    status = fields.String(validate=validate.OneOf(["active", "finished"]))
+    status = fields.String(validate=validate.OneOf(["open", "active", "finished"]))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
     cursor = fields.String(
         validate=CURSOR,
@@ -234,7 +240,7 @@ class GameListQuerySchema(ma.Schema):
 class GameSummarySchema(ma.Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    status = fields.String(required=True, validate=validate.OneOf(["open", "active", "finished"]))
     created_at = fields.String(required=True)
     updated_at = fields.String(
         required=True,
@@ -381,15 +387,13 @@ class LegalMovesSchema(ma.Schema):
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True)
     moves = fields.List(
-        fields.Dict(),
+        fields.Nested(MoveSchema),
         required=True,
         metadata={
-            "description": "Each item can be posted as it is to /moves; its `label` (the move in words, in the "
-            "language of Accept-Language: en or es) is ignored by /moves",
-            "example": [
-                {"type": "play", "cards": [12, 12], "label": "play two 12s"},
-                {"type": "pass", "label": "pass"},
-            ],
+            "description": "Each item is a move of the game's own union (DalmutiMove for a dalmuti game, ...) and "
+            "can be posted as it is to /moves; its `label` (the move in words, in the language of "
+            "Accept-Language: en or es) is ignored by /moves",
+            "example": legal_moves_example(),
         },
     )
     deadline = fields.String(allow_none=True, metadata={"description": "When this seat times out, if timed"})
@@ -641,3 +645,185 @@ class JoinedSchema(ma.Schema):
     seat = fields.Integer(required=True)
     player = fields.String(required=True)
     token = fields.String(required=True, metadata={"description": "The new seat's bearer token; shown only once"})
+
+
+# ---------------------------------------------------------------- moves, typed per game
+# Every game's move types are components of the contract, made at run time from the JSON Schemas
+# (2020-12) that GET /game-types/{game} serves: DalmutiPlay, CegoCall ...; each game's union of
+# them (DalmutiMove: oneOf with a discriminator on `type`); and Move, the body of POST
+# /games/{game_id}/moves and an item of legal-moves: any game's union (the game in the URL picks one).
+
+LABEL = {
+    "type": "string",
+    "maxLength": 1000,
+    "description": "Ignored: the move's words, as legal-moves gives them (a move may be posted back whole)",
+}
+_DROPPED = {"$schema", "$id", "$comment", "$defs", "definitions", "$anchor"}
+_SUBSCHEMA = {"items", "additionalProperties", "not"}
+_SUBSCHEMAS = {"allOf", "anyOf", "oneOf"}
+_UNSUPPORTED = {  # 2020-12 keywords OpenAPI 3.0 has no way to say
+    "prefixItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "patternProperties",
+    "propertyNames",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "$dynamicRef",
+    "$recursiveRef",
+}
+
+
+def _type_of(value) -> str | None:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return None
+
+
+def openapi_schema(schema: dict) -> dict:
+    """A JSON Schema (2020-12) as an OpenAPI 3.0.3 Schema Object saying the same: ``const`` becomes
+    a one-value ``enum`` (with the value's type), ``if``/``then``/``else`` becomes ``anyOf`` (``not``
+    if, or then), a local ``$ref`` is inlined, ``$schema`` goes; ``x-`` members, patterns and
+    descriptions stay.  A keyword 3.0 cannot say is a ValueError."""
+    defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
+
+    def convert(node, depth: int = 0):
+        if depth > 64:
+            raise ValueError("the schema nests too deeply (a recursive $ref?)")
+        if isinstance(node, list):
+            return [convert(x, depth + 1) for x in node]
+        if not isinstance(node, dict):
+            return copy.deepcopy(node)
+        if "$ref" in node:
+            name = node["$ref"].rsplit("/", 1)[-1]
+            if not node["$ref"].startswith(("#/$defs/", "#/definitions/")) or name not in defs:
+                raise ValueError(f"cannot inline $ref {node['$ref']}")
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            target = convert(defs[name], depth + 1)
+            return {**target, **convert(rest, depth + 1)} if rest else target
+        out: dict = {}
+        for key, value in node.items():
+            if key in _DROPPED or key in ("if", "then", "else"):
+                continue
+            if key in _UNSUPPORTED:
+                raise ValueError(f"OpenAPI 3.0 has no {key}")
+            if key == "const":
+                out["enum"] = [copy.deepcopy(value)]
+            elif key == "type" and isinstance(value, list):
+                kinds = [t for t in value if t != "null"]
+                if "null" in value:
+                    out["nullable"] = True
+                if len(kinds) == 1:
+                    out["type"] = kinds[0]
+                else:
+                    out.setdefault("anyOf", []).extend({"type": t} for t in kinds)
+            elif key in ("exclusiveMinimum", "exclusiveMaximum") and not isinstance(value, bool):
+                out["minimum" if key == "exclusiveMinimum" else "maximum"] = value
+                out[key] = True
+            elif key == "examples":
+                if value:
+                    out["example"] = copy.deepcopy(value[0])
+            elif key == "properties":
+                out[key] = {name: convert(sub, depth + 1) for name, sub in value.items()}
+            elif key in _SUBSCHEMA:
+                out[key] = convert(value, depth + 1)
+            elif key in _SUBSCHEMAS:
+                out.setdefault(key, []).extend(convert(value, depth + 1))
+            else:
+                out[key] = copy.deepcopy(value)
+        if "if" in node and ("then" in node or "else" in node):
+            cond = convert(node["if"], depth + 1)
+            then = convert(node.get("then", {}), depth + 1)
+            other = convert(node.get("else", {}), depth + 1)
+            if "else" not in node:  # if -> then: (not if) or then
+                branches = [{"not": cond}, then]
+            elif "then" not in node:  # (not if) -> else: if or else
+                branches = [cond, other]
+            else:
+                branches = [{"allOf": [cond, then]}, {"allOf": [{"not": cond}, other]}]
+            if "anyOf" not in out:
+                out["anyOf"] = branches
+            else:
+                out.setdefault("allOf", []).append({"anyOf": branches})
+        if "enum" in out and "type" not in out and len({_type_of(v) for v in out["enum"]}) == 1:
+            out["type"] = _type_of(out["enum"][0])  # what the values are, said for OpenAPI's tools
+        return out
+
+    return convert(schema)
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.replace("-", "_").split("_") if part)
+
+
+def move_component_name(game_type: str, move_type: str) -> str:
+    """DalmutiPlay, CegoCall, OnionDeclare ..."""
+    return _camel(game_type) + _camel(move_type)
+
+
+def game_union_name(game_type: str) -> str:
+    """DalmutiMove ..."""
+    return _camel(game_type) + "Move"
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def move_components() -> dict[str, dict]:
+    """Component name -> OpenAPI schema: every game's every move type (with the ignored ``label``
+    that legal-moves adds), each game's union, and ``Move``, the union of the games' unions."""
+    out: dict[str, dict] = {}
+    unions = []
+    for game in catalogue.game_types():
+        gid, mapping = game["id"], {}
+        for kind, spec in catalogue.move_types(gid).items():
+            name = move_component_name(gid, kind)
+            schema = {"description": f"{game['title']}: {spec['description']['en']}", **openapi_schema(spec["schema"])}
+            schema["properties"] = {**schema.get("properties", {}), "label": LABEL}
+            out[name] = schema
+            mapping[kind] = _ref(name)["$ref"]
+        union = game_union_name(gid)
+        out[union] = {
+            "description": f"A move of {game['title']} (game type `{gid}`): one of its move types, by `type`",
+            "oneOf": [{"$ref": ref} for ref in mapping.values()],
+            "discriminator": {"propertyName": "type", "mapping": mapping},
+        }
+        unions.append(union)
+    out["Move"] = {
+        "description": "A move, exactly as legal-moves lists it: the game in the URL decides which union applies "
+        f"(the game's own: {', '.join(unions)}), and a move of another game's union is refused. Every move has "
+        "its `type` and the fields of that type; `label` is ignored. GET /game-types/{game} gives the same "
+        "schemas in JSON Schema 2020-12.",
+        "anyOf": [_ref(u) for u in unions],
+    }
+    return out
+
+
+class MovesPlugin(BasePlugin):
+    """Adds the typed moves to the contract: their components, and ``Move`` (the component of
+    :class:`MoveSchema`, which still reads the body) as the union of the games' unions."""
+
+    def init_spec(self, spec):
+        super().init_spec(spec)
+        self.components = move_components()
+        for name, schema in self.components.items():
+            if name != "Move":
+                spec.components.schema(name, schema)
+
+    def schema_helper(self, name, definition, **kwargs):
+        schema = kwargs.get("schema")
+        if schema is MoveSchema or isinstance(schema, MoveSchema):
+            definition.clear()
+            return copy.deepcopy(self.components["Move"])
+        return None
