@@ -61,6 +61,20 @@ TIMEOUT_WORDS = {
         "es": "{player} está ausente; la mesa juega en su lugar",
     },
 }
+SEAT_WORDS = {
+    tables.SEAT_CLAIMED: {
+        "en": "{player} takes seat {seat} with an invitation",
+        "es": "{player} ocupa el asiento {seat} con una invitación",
+    },
+    tables.SEAT_LEFT: {
+        "en": "{player} leaves the table",
+        "es": "{player} deja la mesa",
+    },
+    tables.REMATCH_CREATED: {
+        "en": "A rematch follows: game {game}",
+        "es": "Sigue una revancha: la partida {game}",
+    },
+}
 RULING_WORDS = {
     "void": {"en": "A reviewer voids {what}{reason}", "es": "Un árbitro anula {what}{reason}"},
     "award": {
@@ -94,6 +108,14 @@ def table_event_label(event: dict, players: list[str], lang: str) -> str:
     if etype == tables.TURN_TIMED_OUT:
         words = TIMEOUT_WORDS.get(data.get("reason"), TIMEOUT_WORDS["deadline"])
         return words[lang].format(player=seat_name(players, data.get("seat"), lang))
+    if etype in SEAT_WORDS:
+        seat = data.get("seat")
+        claimed = data.get("player")
+        return SEAT_WORDS[etype][lang].format(
+            player=str(claimed) if isinstance(claimed, str) else seat_name(players, seat, lang),
+            seat=seat if isinstance(seat, int) else "?",
+            game=str(data.get("game", "?")),
+        )
     if etype == tables.ADJUDICATED:
         action = data.get("action")
         words = RULING_WORDS.get(action, RULING_WORDS["unfreeze"])

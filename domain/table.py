@@ -31,6 +31,12 @@ A table is a JSON object:
 ``adjudication``       ``None`` or the reviewers' rulings: ``void``,
                        ``award`` (a result), ``corrections`` (score deltas, at
                        most MAX_CORRECTIONS)
+``open``               seats left open at creation and not claimed yet (the
+                       players' names are in the state: a claimed seat's name
+                       replaces its placeholder there)
+``started``            False while a game created with open seats waits for them
+``left``               seats whose players left after the start (absent for good)
+``rematch``, ``rematch_of``  the game that follows this one, and the one it follows
 """
 
 from __future__ import annotations
@@ -50,7 +56,22 @@ GAME_FROZEN = "GameFrozen"
 GAME_UNFROZEN = "GameUnfrozen"
 NOTE_ADDED = "NoteAdded"
 ADJUDICATED = "Adjudicated"
-TABLE_EVENTS = {GAME_CREATED, TURN_TIMED_OUT, DEAL_REVEALED, GAME_FROZEN, GAME_UNFROZEN, NOTE_ADDED, ADJUDICATED}
+# Seats: a seat left open at creation is claimed with its invitation; a seat is left; a finished
+# game names the game that follows it (its rematch).  Public, with no cards.
+SEAT_CLAIMED = "SeatClaimed"
+SEAT_LEFT = "SeatLeft"
+REMATCH_CREATED = "RematchCreated"
+SEAT_EVENTS = {SEAT_CLAIMED, SEAT_LEFT, REMATCH_CREATED}
+TABLE_EVENTS = {
+    GAME_CREATED,
+    TURN_TIMED_OUT,
+    DEAL_REVEALED,
+    GAME_FROZEN,
+    GAME_UNFROZEN,
+    NOTE_ADDED,
+    ADJUDICATED,
+    *SEAT_EVENTS,
+}
 REVIEW_EVENTS = {GAME_FROZEN, GAME_UNFROZEN, NOTE_ADDED, ADJUDICATED}
 ADJUDICATIONS = ("void", "award", "correct_score", "unfreeze")
 # Score corrections a game takes: the outcome adds them up at every event, so
@@ -90,9 +111,22 @@ TIMING_OPTIONS = {
 }
 
 
-# Options every game has: the timing ones and what becomes public at the end.
+BOT_KINDS = ("random", "heuristic", "search")
+
+# Options every game has: the timing ones, its bots and what becomes public at the end.
 TABLE_OPTIONS = {
     **TIMING_OPTIONS,
+    "bots": {
+        "type": "object",
+        "default": {},
+        "maxProperties": 16,
+        "propertyNames": {"pattern": "^(?:[0-9]|1[0-5])$"},
+        "additionalProperties": {"enum": list(BOT_KINDS)},
+        "description": "Seats played by the service's bots: seat number -> 'random' (any legal move), "
+        "'heuristic' (the game's own strategy) or 'search' (a search over the deals its seat cannot tell "
+        "apart). A bot decides from its seat's view only; its moves are made by the workers, with the actor "
+        "'bot:<kind>'. Other seats keep their timing options.",
+    },
     "public_after_end": {
         "type": "boolean",
         "default": False,
@@ -114,18 +148,59 @@ def split_options(game_type: str, options: dict) -> tuple[dict, dict]:
 
 
 def timed(table: dict) -> bool:
+    """Whether some seat's turn runs on a clock: timing options, or a bot's seat (a bot's turn is due
+    at once, and the workers make its move as they enforce deadlines)."""
     t = table["timing"]
-    return t.get("turn_seconds") is not None or t.get("bank_seconds") is not None
+    return t.get("turn_seconds") is not None or t.get("bank_seconds") is not None or bool(t.get("bots"))
 
 
-def created_event(game_type: str, players: list[str], options: dict, rules: str) -> dict:
+def bot(table: dict, seat: int | str) -> str | None:
+    """The kind of bot that plays ``seat``, or None for a person."""
+    return (table["timing"].get("bots") or {}).get(str(seat))
+
+
+def created_event(
+    game_type: str,
+    players: list[str],
+    options: dict,
+    rules: str,
+    *,
+    open_seats: list[int] | None = None,
+    rematch_of: str | None = None,
+) -> dict:
     """A game's first event.  ``cards: "codes"`` says its log writes every card as its game's code
     (:mod:`domain.wire`); a log without it (a game made before the notation) writes the rules' own
-    values, and is folded as it was written."""
-    return {
-        "type": GAME_CREATED,
-        "data": {"game": game_type, "players": players, "options": options, "rules": rules, "cards": wire.CODES},
-    }
+    values, and is folded as it was written.  ``open_seats``: seats left open (their names in
+    ``players`` are placeholders, see :func:`placeholder`); the game starts once they are all
+    claimed.  ``rematch_of``: the finished game this one follows."""
+    data = {"game": game_type, "players": players, "options": options, "rules": rules, "cards": wire.CODES}
+    if open_seats:
+        data["open"] = sorted(open_seats)
+    if rematch_of is not None:
+        data["rematch_of"] = rematch_of
+    return {"type": GAME_CREATED, "data": data}
+
+
+def placeholder(seat: int) -> str:
+    """The name an open seat holds until it is claimed."""
+    return f"seat {seat}"
+
+
+def started(table: dict) -> bool:
+    """Whether the game has started: a game created with open seats waits until they are claimed
+    (a table folded before open seats existed has always started)."""
+    return table.get("started", True)
+
+
+def open_seats(table: dict) -> list[int]:
+    """The seats waiting for a player (each claimed with its invitation)."""
+    return list(table.get("open") or [])
+
+
+def _seat_names(table: dict, module: Any, names: list[str]) -> None:
+    """A game not started yet sits its players again: its state is the rules' initial state for
+    the names now at the table (nothing else has happened to it; mutates the copy)."""
+    table["state"] = module.initial_state(list(names), table["options"])
 
 
 def coded(table: dict | None) -> bool:
@@ -175,6 +250,11 @@ def evolve_decoded(table: dict | None, env: dict) -> dict:
             "deal_seed": ((env.get("private") or {}).get("setup") or {}).get("deal_seed"),
             "notes": 0,
             "adjudication": None,
+            "open": sorted(d.get("open") or []),
+            "started": not d.get("open"),
+            "left": [],
+            "rematch": None,
+            "rematch_of": d.get("rematch_of"),
         }
         if timing.get("bank_seconds") is not None:
             table["bank"] = {str(s): float(timing["bank_seconds"]) for s in range(len(d["players"]))}
@@ -203,10 +283,14 @@ def evolve_decoded(table: dict | None, env: dict) -> dict:
             table["deals"] = deals
         elif etype in REVIEW_EVENTS:
             _review(table, env)
+        elif etype in SEAT_EVENTS:
+            _seats(table, env)
         else:
+            if not started(table):
+                table["started"] = True
             table["state"] = module.evolve(table["state"], env)
             _track_deals(table, module, env)
-            if actor.startswith("seat:"):
+            if actor.startswith("seat:") and int(actor[5:]) not in table.get("left", ()):
                 seat = actor[5:]
                 if table["timeouts"].get(seat) or int(seat) in table["absent"]:
                     timeouts = dict(table["timeouts"])
@@ -271,6 +355,30 @@ def deal_seed(table: dict) -> int | None:
         return None
     digest = hashlib.sha256(f"{secret}:{table['deals']['count']}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
+
+
+def _seats(table: dict, env: dict) -> None:
+    """A seat claimed or left, and a finished game's rematch named (mutates the copy).  Before the
+    game starts a claimed seat takes its player's name and a seat left is open again; once it has
+    started a seat left is absent for good (the rules' timeout move plays it)."""
+    etype, d = env["type"], env["data"]
+    if etype == REMATCH_CREATED:
+        table["rematch"] = d["game"]
+        return
+    seat = int(d["seat"])
+    module = registry.for_rules(table["game"], table.get("rules"))
+    names = list(table["state"].get("players", []))
+    if etype == SEAT_CLAIMED:
+        table["open"] = [s for s in open_seats(table) if s != seat]
+        names[seat] = d["player"]
+        _seat_names(table, module, names)
+    elif not started(table):  # SEAT_LEFT before the game starts: the seat is open again
+        table["open"] = sorted({*open_seats(table), seat})
+        names[seat] = placeholder(seat)
+        _seat_names(table, module, names)
+    else:  # SEAT_LEFT: absent for good
+        table["left"] = sorted({*table.get("left", ()), seat})
+        table["absent"] = sorted({*table["absent"], seat})
 
 
 def _review(table: dict, env: dict) -> None:
@@ -399,6 +507,11 @@ def _run_clocks(table: dict, module: Any, env: dict) -> None:
         seat_s = str(seat)
         if seat_s in clock:
             continue
+        if bot(table, seat_s) is not None:
+            clock[seat_s] = {"since": now, "deadline": now}  # due at once: a worker makes the bot's move
+            continue
+        if timing.get("turn_seconds") is None and timing.get("bank_seconds") is None:
+            continue  # people play without a clock at this table (only its bots have one)
         if seat_s not in bank and timing.get("bank_seconds") is not None:
             if not bank_changed:
                 bank = dict(bank)

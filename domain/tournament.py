@@ -9,7 +9,8 @@ Events (``{"type", "data", "private"?}``, sealed into envelopes by the
 service exactly like a game's):
 
 ``TournamentCreated``  name, game, options, format, rounds, table_size
-                       ``{"min", "max"}``, owner, tie_breaks; private
+                       ``{"min", "max"}``, owner, tie_breaks, bots (player ->
+                       kind: the players the service's bots play); private
                        ``setup.seed``
 ``PlayerRegistered``   player
 ``RoundPaired``        round, tables ``[{"table", "players"}]`` (seat order),
@@ -43,6 +44,8 @@ import itertools
 import math
 import random
 from typing import Any
+
+from domain.table import BOT_KINDS
 
 FORMATS = ("round_robin", "swiss", "duplicate")
 
@@ -178,6 +181,7 @@ def evolve(state: dict, ev: dict) -> dict:
                 "table_size": d["table_size"],
                 "owner": d.get("owner"),
                 "tie_breaks": d["tie_breaks"],
+                "bots": dict(d.get("bots") or {}),
                 "seed": ((ev.get("private") or {}).get("setup") or {}).get("seed"),
                 "players": [],
                 "withdrawn": [],
@@ -643,6 +647,16 @@ def _check_create(c: dict) -> None:
     rounds = c.get("rounds")
     if not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
         raise TournamentError("rounds", f"rounds must be between 1 and {MAX_ROUNDS}")
+    bots = c.get("bots") or {}
+    strangers = sorted(set(bots) - set(players))
+    if strangers:
+        raise TournamentError("unknown-player", f"bots: '{strangers[0]}' is not a registered player")
+    if any(kind not in BOT_KINDS for kind in bots.values()):
+        raise TournamentError("invalid-players", f"bots: a bot is one of {', '.join(BOT_KINDS)}")
+    if (c.get("options") or {}).get("bots"):
+        raise TournamentError(
+            "invalid-options", "a tournament names its bots by player (bots), not by seat (options.bots)"
+        )
 
 
 def decide(state: dict, command: dict) -> list[dict]:
@@ -663,6 +677,7 @@ def decide(state: dict, command: dict) -> list[dict]:
                 "table_size": {"min": command["table_size"]["min"], "max": command["table_size"]["max"]},
                 "owner": command.get("owner"),
                 "tie_breaks": TIE_BREAKS[fmt],
+                "bots": dict(command.get("bots") or {}),
             },
             {"setup": {"seed": command["seed"]}},
         )

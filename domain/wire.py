@@ -23,10 +23,9 @@ or a ``None`` on the way is skipped (events and views vary by phase).
 The table's own events carry cards too: a timed-out seat's move
 (``TurnTimedOut`` ``data.move``), each deal's deck in the private part of the
 event that commits it (``private.deal.deck``) and in its ``DealRevealed``.
-A deal's ``commitment`` is made by the rules over the deck as the rules'
-values (``domain.base.deal_commitment``): to check it from a log, read the
-deck's codes back as values (``card``, or the ``id`` beside each ``code`` in
-``GET /game-types/{game}``), as :mod:`service.core.verify` does.
+A deal's ``commitment`` is made again over the deck as the log writes it (its
+codes): anyone can check a revealed deck against the commitment as both are
+shown.  The rules' own commitment (over the values) comes back on reading.
 
 Games created before the notation (their ``GameCreated`` has no ``cards``)
 keep their log as it was written and signed: their events are folded as they
@@ -40,6 +39,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
+from domain.base import DEAL, deal_commitment
 from domain.cego import notation as cego_notation
 from domain.dalmuti import notation as dalmuti_notation
 from domain.muerte import notation as muerte_notation
@@ -199,18 +199,48 @@ def _timed_out_paths(game: str, event: dict) -> tuple[Path, ...]:
     return tuple(("data", "move", *p) for p in move_paths(game, move.get("type")))
 
 
+def _secret(event: dict) -> dict | None:
+    """The deck and salt an event holds: a deal event's ``deal`` part, a ``DealRevealed``'s data."""
+    data = event.get("data")
+    if not isinstance(data, dict) or not isinstance(data.get("commitment"), str):
+        return None
+    secret = data if event.get("type") == "DealRevealed" else ((event.get("private") or {}).get(DEAL) or {})
+    if not isinstance(secret, dict) or "deck" not in secret or not isinstance(secret.get("salt"), str):
+        return None
+    return secret
+
+
+def _recommitted(before: dict, after: dict) -> dict:
+    """``after`` (``before`` with its cards written the other way) committing to its deck as it is
+    written, where ``before`` held a deck that matched its commitment.  A commitment that did not
+    match its deck is left as it was: a forged one stays forged."""
+    secret, moved = _secret(before), _secret(after)
+    if (
+        secret is None
+        or moved is None
+        or deal_commitment(secret["deck"], secret["salt"]) != before["data"]["commitment"]
+    ):
+        return after
+    return {**after, "data": {**after["data"], "commitment": deal_commitment(moved["deck"], moved["salt"])}}
+
+
 def encode_event(game: str, event: dict) -> dict:
-    """An event of the rules or of the table (``type``, ``data``, ``private``) with its cards as codes."""
+    """An event of the rules or of the table (``type``, ``data``, ``private``) with its cards as codes.
+
+    A deal's ``commitment`` is made over the deck as the log writes it (its codes), so anyone can
+    check a revealed deck against it as it is shown."""
     etype = event.get("type")
     paths = _timed_out_paths(game, event) if etype == "TurnTimedOut" else event_paths(game, etype)
-    return _apply_all(event, paths, _coder(game))
+    return _recommitted(event, _apply_all(event, paths, _coder(game)))
 
 
 def decode_event(game: str, event: dict) -> dict:
-    """The inverse of :func:`encode_event` (an envelope keeps its other members)."""
+    """The inverse of :func:`encode_event` (an envelope keeps its other members).  A commitment goes
+    back to the rules' own (over the deck's values) where the event holds the deck; an event shown
+    without it (a spectator's) keeps the commitment the log shows."""
     etype = event.get("type")
     paths = _timed_out_paths(game, event) if etype == "TurnTimedOut" else event_paths(game, etype)
-    return _apply_all(event, paths, _decoder(game))
+    return _recommitted(event, _apply_all(event, paths, _decoder(game)))
 
 
 def encode_view(game: str, view: dict) -> dict:

@@ -77,7 +77,11 @@ def test_the_battery_catches_a_game_that_cannot_put_an_event_in_words(monkeypatc
 
     real = describe.NOTATIONS["muerte"]
     mute = types.SimpleNamespace(
-        MOVES=real.MOVES, EVENT_TYPES=real.EVENT_TYPES, label_move=real.label_move, label_event=lambda e, p, lang: ""
+        MOVES=real.MOVES,
+        EVENT_TYPES=real.EVENT_TYPES,
+        CARD_PATTERN=real.CARD_PATTERN,
+        label_move=real.label_move,
+        label_event=lambda e, p, lang: "",
     )
     monkeypatch.setitem(describe.NOTATIONS, "muerte", mute)
     with pytest.raises(BatteryFailure, match=r"\(random, match 0\) words: no en label for "):

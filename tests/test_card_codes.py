@@ -226,8 +226,15 @@ def test_a_coded_log_with_an_integer_card_does_not_import(client, integrator):
     assert client.post(f"/games/{gid}/moves", json=move, headers=bearer(toks[seat])).status_code == 201
     lines = client.get(f"/games/{gid}/export", headers=integrator).get_data().splitlines()
     envs = [loads(x) for x in lines[1:]]
-    played = next(i for i, e in enumerate(envs) if e["type"] == "Played")
-    envs[played]["data"]["cards"] = [wire.notation("dalmuti").card(c) for c in envs[played]["data"]["cards"]]
+
+    def public_cards(e):
+        return wire.cards_at(e, [p for p in wire.event_paths("dalmuti", e["type"]) if p[0] == "data"])
+
+    forged = next(i for i, e in enumerate(envs) if e["version"] > 1 and public_cards(e))
+    envs[forged]["data"] = wire.decode_event("dalmuti", {"type": envs[forged]["type"], "data": envs[forged]["data"]})[
+        "data"
+    ]  # its public cards written as the rules' integers
+    assert not any(isinstance(c, str) for c in public_cards(envs[forged]))
     header = {**loads(lines[0]), "game_id": "forged" + gid[:10]}
     prev = GENESIS
     for env in envs:  # re-chained under a new id, so only the cards are wrong

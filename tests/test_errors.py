@@ -212,8 +212,8 @@ def test_a_json_body_without_its_content_type_is_415(client, integrator, content
 
 # a move of another phase than the one each game starts in (docs/rules/<game>.md)
 OTHER_PHASE = {
-    "dalmuti": {"type": "play", "cards": [12]},
-    "cego": {"type": "discard", "cards": []},
+    "dalmuti": {"type": "play", "cards": ["12"]},
+    "cego": {"type": "discard", "cards": ["T1"]},
     "muerte": {"type": "give_back", "card": "O2"},
     "onion": {"type": "stand"},
 }
@@ -346,6 +346,9 @@ def _option_value(rnd: random.Random, spec: dict):
         return None
     if "boolean" in types:
         return rnd.random() < 0.5
+    if "object" in types:  # the bots: a seat (of the table or not) and a kind, or none
+        kinds = spec["additionalProperties"]["enum"]
+        return {str(rnd.randint(0, 15)): rnd.choice(kinds)} if rnd.random() < 0.5 else {}
     low, high = spec.get("minimum", 0), spec.get("maximum", 10)
     if "integer" in types:
         return rnd.choice([low, high, rnd.randint(low, min(high, low + 20))])

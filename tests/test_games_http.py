@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from domain import registry
+from domain import registry, wire
 from domain import table as tables
 from events.envelope import dumps, loads
 from events.store import key
@@ -73,7 +73,7 @@ def test_fifty_games_through_http(game, app, service, redis_client, integrator):
         for _step in range(100_000):
             view = client.get(f"/games/{gid}").get_json()
             snapshots[view["version"]] = loads(redis_client.get(key(gid, "snap")))
-            hands = service.tables.table(gid)["state"]["hands"]
+            hands = [[wire.notation(game).code(c) for c in h] for h in service.tables.table(gid)["state"]["hands"]]
             check_no_hidden_hand(view, None, hands)
             if view["finished"]:
                 break

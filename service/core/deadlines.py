@@ -6,9 +6,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from domain import table as tables
 from events.envelope import now_iso
 from events.store import VersionConflict
-from service.core import facts, pages
+from service.core import bots, facts, pages
 from service.core.errors import ProblemError
 from service.core.listing import INDEX, INDEX_INFO, LISTED_BY, RUNNING_TIMED
 
@@ -52,6 +53,8 @@ class Deadlines:
         if seat not in facts.to_act(table):
             return False
         stamp = now_iso()
+        if tables.bot(table, seat) is not None:  # a bot's turn: the bot moves
+            return self._bot_move(game_id, table, seat, stamp)
         envs, new_table = self.naipes.appender.append_events(
             game_id, table, self.naipes.appender.timeout_events(table, seat, "deadline"), actor="worker", stamp=stamp
         )
@@ -65,6 +68,16 @@ class Deadlines:
                 hook(game_id, table, seat)
             except Exception:  # the timeout is stored
                 log.exception("a timeout hook failed for game %s", game_id)
+        return True
+
+    def _bot_move(self, game_id: str, table: dict, seat: int, stamp: str) -> bool:
+        actor, decided = bots.events(table, seat)
+        envs, new_table = self.naipes.appender.append_events(game_id, table, decided, actor=actor, stamp=stamp)
+        envs, new_table = self.naipes.appender.settle(game_id, envs, new_table, stamp)
+        try:
+            self.naipes.appender.commit(game_id, table, new_table, envs)
+        except VersionConflict:
+            return False
         return True
 
     def rearm_deadlines(self) -> int:

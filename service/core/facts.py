@@ -53,16 +53,29 @@ def finished(table: dict) -> bool:
 
 
 def to_act(table: dict) -> list[int]:
-    """The seats that must act now; none once the game is over or frozen."""
-    if table.get("frozen") or tables.outcome(table) is not None:
+    """The seats that must act now; none before the game starts (open seats wait for players), once
+    it is over or while it is frozen."""
+    if not tables.started(table) or table.get("frozen") or tables.outcome(table) is not None:
         return []
     # between two events of one move a game may name no seat yet (None)
     return [s for s in registry.get(table["game"]).to_act(table["state"]) if s is not None]
 
 
 def players(table: dict) -> list[str]:
+    """The players' names, seat by seat: the one place every view, label and listing reads them.
+    The table keeps them in its state: a seat claimed with an invitation takes its player's name
+    there (:mod:`domain.table`), an open seat holds a placeholder (see :func:`open_seats`)."""
     state = table["state"]
     return list(state.get("players", []))
+
+
+def open_seats(table: dict) -> list[int]:
+    """The seats waiting for a player; a game with any has not started."""
+    return tables.open_seats(table)
+
+
+def started(table: dict) -> bool:
+    return tables.started(table)
 
 
 def seats(table: dict) -> range:

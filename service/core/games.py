@@ -31,7 +31,7 @@ class Games:
     def create_game(
         self,
         game_type: str,
-        players: list[str],
+        players: list[str | None],
         options: dict | None = None,
         *,
         seed: int | None = None,
@@ -39,8 +39,17 @@ class Games:
         game_id: str | None = None,
         owner: str | None = None,
         tournament: str | None = None,
+        rematch_of: str | None = None,
+        tokens: bool = True,
     ) -> dict:
-        """Create and start a game.  Games created with the same ``deal_seed``
+        """Create and start a game.
+
+        A ``None`` among ``players`` is a seat left open: the game is created
+        but does not start (no deal, no seat to act) until every open seat is
+        claimed with its invitation (:mod:`service.core.seats`); the answer
+        holds one ``invitation`` per open seat, stored only hashed.
+        ``rematch_of``: the finished game this one follows.  ``tokens``: False
+        to store no seat token (a rematch hands each seat its own).  Games created with the same ``deal_seed``
         are dealt the same cards, deal by deal (duplicate play); the secret is
         kept in a private part of ``GameCreated`` that no seat receives.
 
@@ -74,9 +83,14 @@ class Games:
                 "player-count",
             )
         opts = catalogue.validate_options(game_type, options or {})
+        catalogue.check_bot_seats(opts, len(players))
         given = game_id is not None
         game_id = game_id or secrets.token_hex(8)
-        created = tables.created_event(game_type, list(players), opts, module.RULES_VERSION)
+        open_seats = [i for i, p in enumerate(players) if p is None]
+        names = [tables.placeholder(i) if p is None else p for i, p in enumerate(players)]
+        created = tables.created_event(
+            game_type, names, opts, module.RULES_VERSION, open_seats=open_seats, rematch_of=rematch_of
+        )
         if deal_seed is not None:
             created["private"] = {"setup": {"deal_seed": str(deal_seed)}}
         table = tables.evolve(None, {**created, "version": 1, "hash": "", "time": now_iso(), "actor": "integrator"})
@@ -97,11 +111,17 @@ class Games:
             rules=module.RULES_VERSION,
         )
         table = tables.fold(envs)
-        more, table = self.naipes.appender.append_events(game_id, table, start, actor="system", stamp=stamp)
-        envs += more
-        envs, table = self.naipes.appender.settle(game_id, envs, table, stamp)
+        if not open_seats:  # a game with open seats starts when the last of them is claimed
+            more, table = self.naipes.appender.append_events(game_id, table, start, actor="system", stamp=stamp)
+            envs += more
+            envs, table = self.naipes.appender.settle(game_id, envs, table, stamp)
         self.naipes.visibility.write_meta(game_id, owner=owner, tournament=tournament)
-        seats = self.new_tokens(game_id, list(players), replace=given)
+        named = [i for i in range(len(names)) if i not in open_seats]
+        if tokens:
+            seats = self.new_tokens(game_id, names, replace=given, only=named)
+        else:
+            seats = [{"seat": i, "player": names[i]} for i in named]
+        invitations = self.naipes.seats.invite(game_id, open_seats, replace=True) if open_seats else []
         try:
             self.naipes.appender.commit(game_id, None, table, envs)
         except VersionConflict:
@@ -109,28 +129,37 @@ class Games:
                 raise
             return self.reissue(game_id)  # created meanwhile by another attempt with this id
         self.naipes.listing.index(game_id, table, created=True)
-        return {"id": game_id, "game": game_type, "version": table["version"], "seats": seats}
+        answer = {"id": game_id, "game": game_type, "version": table["version"], "seats": seats}
+        if open_seats:
+            answer["invitations"] = invitations
+        return answer
 
     def tournament_seat_token(self, game_id: str, seat: int) -> str:
         """The seat token of a tournament table, derived from the service secret (never stored)."""
         return "st_" + self.naipes.secret.token("tournament-seat", game_id, seat)
 
-    def new_tokens(self, game_id: str, players: list[str], *, replace: bool) -> list[dict]:
-        """A fresh token for every seat, stored hashed (``replace``: the game's earlier ones stop working).
-        A tournament table's tokens are derived from the service secret instead of drawn."""
+    def new_tokens(
+        self, game_id: str, players: list[str], *, replace: bool, only: list[int] | None = None
+    ) -> list[dict]:
+        """A fresh token for every seat (``only``: for these seats), stored hashed (``replace``: the
+        game's earlier ones stop working).  A tournament table's tokens are derived from the service
+        secret instead of drawn."""
+        seats = list(range(len(players))) if only is None else list(only)
         if self.naipes.visibility.meta(game_id).get("tournament"):
-            tokens = [self.tournament_seat_token(game_id, i) for i in range(len(players))]
+            tokens = [self.tournament_seat_token(game_id, i) for i in seats]
         else:
-            tokens = [f"st_{secrets.token_urlsafe(24)}" for _ in players]
-        self.naipes.store.set_tokens(game_id, {token_hash(t): i for i, t in enumerate(tokens)}, replace=replace)
+            tokens = [f"st_{secrets.token_urlsafe(24)}" for _ in seats]
+        self.naipes.store.set_tokens(game_id, {token_hash(t): i for i, t in zip(seats, tokens)}, replace=replace)
         if replace:
             self.naipes.identity.forget(game_id)
-        return [{"seat": i, "player": p, "token": t} for i, (p, t) in enumerate(zip(players, tokens))]
+        return [{"seat": i, "player": players[i], "token": t} for i, t in zip(seats, tokens)]
 
     def reissue(self, game_id: str) -> dict:
         """New seat tokens for an existing game (whose first ones were never handed out)."""
         table = self.naipes.tables.table(game_id, fresh=True)
-        seats = self.new_tokens(game_id, facts.players(table), replace=True)
+        waiting = facts.open_seats(table)  # an open seat has no token until it is claimed
+        named = [i for i in facts.seats(table) if i not in waiting]
+        seats = self.new_tokens(game_id, facts.players(table), replace=True, only=named)
         self.naipes.listing.index(game_id, table, created=True)
         return {"id": game_id, "game": table["game"], "version": table["version"], "seats": seats}
 

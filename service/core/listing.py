@@ -42,7 +42,8 @@ class Listing:
     # page reads the version and the time of each of its games' latest event
     # from the games themselves (one XREVRANGE each, in the page's one
     # pipeline), so the listing shows them current at no cost to moves.
-    STATUSES = ("active", "finished")
+    # "open": a game waiting for players in its open seats (the lobby lists them)
+    STATUSES = ("open", "active", "finished")
 
     LISTING_BACKFILL = 20_000  # summaries a listing request indexes while the store's sets are being filled
 
@@ -94,7 +95,7 @@ return 1
         info = {
             "id": game_id,
             "game": table["game"],
-            "status": "finished" if facts.finished(table) else "active",
+            "status": self.status(table),
             "created_at": table["created_at"],
             "updated_at": table["updated_at"],
             "version": table["version"],
@@ -102,6 +103,7 @@ return 1
             "timed": tables.timed(table),
             "provenance": "imported" if ctx.origin else "native",
             "tournament": ctx.tournament,
+            "open": facts.open_seats(table),
         }
         running_timed = info["timed"] and info["status"] == "active"
         pipe = self.naipes.redis.pipeline(transaction=False)
@@ -127,6 +129,13 @@ return 1
             pipe.zrem(k, game_id)
         pipe.execute()
 
+    @staticmethod
+    def status(table: dict) -> str:
+        """A game's status in the listing: open (waiting for players), active or finished."""
+        if facts.finished(table):
+            return "finished"
+        return "active" if facts.started(table) else "open"
+
     def list_games(
         self,
         game_type: str | None = None,
@@ -135,6 +144,7 @@ return 1
         offset: int = 0,
         cursor: str | None = None,
         viewer: Viewer | None = None,
+        extra: tuple[str, ...] = (),
     ) -> dict:
         """Games newest first, ``limit`` at a time, from the sorted set of the
         filters given (its cost does not grow with the store): after ``cursor``
@@ -156,7 +166,7 @@ return 1
             listed = INDEX
 
         def load(ids: list[str], scores: list[int]) -> list[dict | None]:
-            return self._listing_rows(ids, scores, listed, game_type, status, viewer)
+            return self._listing_rows(ids, scores, listed, game_type, status, viewer, extra)
 
         try:
             found = pages.page(self.naipes.redis, listed, limit=limit, offset=offset, cursor=cursor, load=load)
@@ -174,6 +184,7 @@ return 1
         game_type: str | None,
         status: str | None,
         viewer: Viewer | None,
+        extra: tuple[str, ...] = (),
     ) -> list[dict | None]:
         """The rows of a page's games (None: not in this listing), with their
         current version and time; a game found in a set its status has left
@@ -198,7 +209,7 @@ return 1
                 rows.append(None)
                 continue
             last = loads(tail[0][1][b"e"])
-            row = {k: info[k] for k in self.SUMMARY_FIELDS if k in info}
+            row = {k: info[k] for k in (*self.SUMMARY_FIELDS, *extra) if k in info}
             row["version"], row["updated_at"] = last["version"], last["time"]
             # a tournament's table (a summary written before tables were named: maybe one) may be held back
             if viewer is not None and info.get("tournament", True):

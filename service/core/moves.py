@@ -11,7 +11,7 @@ from domain import registry, wire
 from domain.base import RuleViolation
 from events.envelope import dumps, loads, now_iso
 from events.store import VersionConflict
-from service.core import facts, words
+from service.core import catalogue, facts, words
 from service.core import sight as sights
 from service.core.appending import MAX_RETRIES
 from service.core.errors import ProblemError, rule_problem
@@ -67,6 +67,7 @@ class Moves:
             if attempt == 0:
                 facts.check_fields(module.legal_moves(table["state"], seat), move)
                 rules_move = self.values(table["game"], move)
+                catalogue.check_move(table["game"], move)  # its type's schema: names the field that is wrong
             command = {**rules_move, "seat": seat, "seed": facts.seed(table)}
             try:
                 decided = module.decide(table["state"], command)
@@ -148,6 +149,14 @@ class Moves:
 
     @staticmethod
     def check_open(table: dict) -> None:
+        if not facts.started(table):
+            raise ProblemError(
+                409,
+                "Game not started",
+                f"the game waits for players in its open seats {facts.open_seats(table)}; no move before it starts",
+                "game-not-started",
+                open=facts.open_seats(table),
+            )
         if table.get("frozen"):
             raise ProblemError(409, "Game frozen", "a reviewer has frozen this game; moves are refused", "game-frozen")
         if facts.finished(table):

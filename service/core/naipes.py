@@ -9,7 +9,8 @@ Routes, workers and commands get a :class:`Naipes` (built by
 * ``deadlines``: timeouts and absent seats (:mod:`service.core.deadlines`);
 * ``reads``: views, legal moves, events and replays (:mod:`service.core.reads`);
 * ``records``: review, export, import and audit (:mod:`service.core.records`);
-* ``listing``: the games' listing (:mod:`service.core.listing`).
+* ``listing``: the games' listing (:mod:`service.core.listing`);
+* ``seats``: open seats, invitations, leaving, rematches, the lobby (:mod:`service.core.seats`).
 
 They share ``tables`` (the game cache, :mod:`service.core.tables`),
 ``visibility`` (who sees what, :mod:`service.core.visibility`) and
@@ -35,6 +36,7 @@ from service.core.listing import Listing
 from service.core.moves import Moves
 from service.core.reads import Reads
 from service.core.records import Records
+from service.core.seats import Seats
 from service.core.tables import Tables
 from service.core.visibility import Visibility
 
@@ -81,6 +83,7 @@ class Naipes:
         self.deadlines = Deadlines(self)
         self.reads = Reads(self)
         self.records = Records(self)
+        self.seats = Seats(self)
 
     @property
     def secret(self) -> HouseSecret:

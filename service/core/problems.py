@@ -97,6 +97,14 @@ PROBLEM_TYPES: dict[str, str] = {
     "unknown or of the wrong type (`rule`: unknown-move, missing-field, unknown-field, "
     "invalid-field).",
     "game-finished": "409: the game is over; it takes no more moves.",
+    "game-not-started": "409: the game waits for players in its open seats (`open` lists them); moves come once "
+    "every seat is claimed.",
+    "bad-seat": "422: the seat number is not a seat of the game.",
+    "seat-not-open": "409: the seat is not open: an invitation is for an open seat, and a seat is left only once.",
+    "invitation-used": "410: the seat's invitation was used: the seat is claimed (an invitation works once).",
+    "wrong-invitation": "409: the invitation is not the open seat's (a wrong code); no token is given.",
+    "name-taken": "409: another seat of the game has this player's name.",
+    "game-not-finished": "409: a rematch follows a finished game; this one is still being played.",
     "game-frozen": "409: a reviewer froze the game; moves wait for an unfreeze adjudication.",
     "version-mismatch": "412: If-Match names a version the game is no longer at (`current_version` is where it "
     "is); read the game again before moving.",

@@ -23,6 +23,11 @@ reconcile pass (:func:`reconcile`) reads the marks due by now: a mark left
 at an append's time is a move whose deadlines were never scheduled, and a
 deadline overdue is looked at once more.  It never reads every running game.
 
+A bot's turn is a deadline due at once (``domain.table``): its job is queued
+at once on the default queue, which every worker reads after the timers'
+queue, so a bot's thinking never holds up a deadline already due; its
+entry in ``naipes:deadlines`` makes the sweep queue it again if it is lost.
+
 An append moves for absent seats at most ``Appender.MAX_AUTO_MOVES`` times;
 when the game owes more, :func:`schedule` queues a continuation job at once
 (:func:`enqueue_continuation`), behind the deadline jobs already due, so a
@@ -204,6 +209,7 @@ def due_at(job: str, score: float) -> float:
 
 def attach_scheduler(service: Naipes) -> None:
     queue = Queue(TIMERS, connection=service.queue_redis)
+    bot_queue = Queue(DEFAULT, connection=service.queue_redis)  # a worker takes the timers' queue first
     registry = ScheduledJobRegistry(queue=queue)
 
     def schedule(old: dict, new: dict, game_id: str) -> None:
@@ -218,9 +224,12 @@ def attach_scheduler(service: Naipes) -> None:
             pipe.zrem(registry.key, stale)
             pipe.zrem(DEADLINES, stale)
             pipe.delete(Job.key_for(stale))
-        deadlines = []
+        deadlines, bot_turns = [], []
         for seat, deadline, job in deadline_jobs(game_id, new):
-            enqueue_deadline(queue, game_id, new["version"], seat, deadline, job, at=deadline, pipeline=pipe)
+            if tables.bot(new, seat) is not None:  # a bot's turn: queued now (below), behind the deadlines due
+                bot_turns.append((seat, deadline, job))
+            else:
+                enqueue_deadline(queue, game_id, new["version"], seat, deadline, job, at=deadline, pipeline=pipe)
             pipe.zadd(DEADLINES, {job: deadline})
             deadlines.append(deadline)
         # the game's mark in DUE (written by its append) moves to its earliest deadline, after the jobs:
@@ -233,5 +242,7 @@ def attach_scheduler(service: Naipes) -> None:
         pipe.execute()
         if due is not pipe:
             due.execute()
+        for seat, deadline, job in bot_turns:  # RQ queues a job at once in a pipeline of its own
+            enqueue_deadline(bot_queue, game_id, new["version"], seat, deadline, job)
 
     service.scheduler = schedule

@@ -187,6 +187,7 @@ class Tournaments:
             "table_size": {"min": low, "max": high},
             "players": players,
             "seed": body["seed"] if body.get("seed") is not None else secrets.randbits(63),
+            "bots": body.get("bots") or {},
             "owner": viewer.key_id,
             "game_min": module.MIN_PLAYERS,
             "game_max": module.MAX_PLAYERS,
@@ -412,10 +413,12 @@ class Tournaments:
             if rnd.get("deal_seed")
             else {}
         )
+        bots = state.get("bots") or {}
+        seated = {str(seat): bots[p] for seat, p in enumerate(tb["players"]) if p in bots}
         created = self.naipes.games.create_game(
             state["game"],
             tb["players"],
-            state["options"],
+            {**state["options"], "bots": seated} if seated else state["options"],
             game_id=record["id"],
             owner=state.get("owner"),
             tournament=tid,
@@ -571,6 +574,7 @@ class Tournaments:
             "rounds": state["rounds"],
             "table_size": state["table_size"],
             "tie_breaks": state["tie_breaks"],
+            "bots": state.get("bots") or {},
             "status": T.status(state),
             "round": state["round"],
             "finish_reason": state["finish_reason"],

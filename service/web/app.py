@@ -23,10 +23,10 @@ from service.core.naipes import Naipes
 
 # isort: off
 # the resource modules add their routes to the blueprint as they are imported: this order is the contract's
-from service.web import games, records, keys, health  # noqa: F401
+from service.web import games, records, keys, health, me, seats  # noqa: F401
 
 # isort: on
-from service.web import ids, live
+from service.web import docs, ids, live
 from service.web.base import (
     PROBLEM,
     NaipesApi,
@@ -284,12 +284,14 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *, r
     attach_rate_limits(app, getattr(service.redis, "connection_pool", service.redis), rate_limit)
 
     from service.web.examples import ExamplesPlugin
+    from service.web.schemas import MovesPlugin
 
-    api = NaipesApi(app, spec_kwargs={"extra_plugins": [ExamplesPlugin()]})
+    api = NaipesApi(app, spec_kwargs={"extra_plugins": [ExamplesPlugin(), MovesPlugin()]})
     ids.install(app, api)  # before any route: every path id goes through the one validator
     api.register_blueprint(blp)
     live.install(api, app)  # stream, metrics, replay viewer
     install_tournaments(api)
+    docs.install(app)  # the contract rendered at /docs: outside the contract, like /openapi.json
     # after the rate limits (and the refusal of revoked keys) and the timing hook, in this order: the
     # operation's credential, then the body's type, then its JSON, then (in the route) its schema
     app.before_request(check_credential)

@@ -9,6 +9,7 @@ from flask.views import MethodView
 from service.core import catalogue
 from service.core.errors import ProblemError
 from service.web import schemas as s
+from service.web import seat_schemas as ss
 from service.web.base import (
     _IDEMPOTENCY,
     _VERSION,
@@ -57,9 +58,13 @@ class GameType(MethodView):
 class Games(MethodView):
     @credential(integrator_key())
     @blp.arguments(s.CreateGameSchema)
-    @blp.response(201, s.CreatedGameSchema)
+    @blp.response(201, ss.CreatedGameSchema)
     @errors(400, 401, 403, 415, 422)
-    @blp.doc(security=INTEGRATOR, operationId="createGame", summary="Create a game; returns each seat's token once")
+    @blp.doc(
+        security=INTEGRATOR,
+        operationId="createGame",
+        summary="Create a game; returns each seat's token once (an open seat's invitation)",
+    )
     def post(self, body):
         viewer = current_caller()
         created = app_service().games.create_game(

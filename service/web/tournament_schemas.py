@@ -5,6 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from domain.table import BOT_KINDS
 from domain.tournament import FORMATS, MAX_PLAYERS, MAX_ROUNDS
 from service.core.webhooks import EVENTS
 from service.web.schemas import GAME_TYPE, MAX_COUNT, ChainSchema, EventSchema
@@ -64,6 +65,16 @@ class CreateTournamentSchema(ma.Schema):
             "default: drawn by the server. Kept private."
         },
     )
+    bots = fields.Dict(
+        keys=fields.String(validate=NAME),
+        values=fields.String(validate=validate.OneOf(BOT_KINDS)),
+        load_default=dict,
+        metadata={
+            "description": "Players the service's bots play, by name: 'random', 'heuristic' or 'search' "
+            "(each of their seats gets the table option bots)",
+            "example": {"carl": "search"},
+        },
+    )
 
 
 class TournamentPlayerSchema(ma.Schema):
@@ -120,6 +131,9 @@ class TournamentSchema(ma.Schema):
     rounds = fields.Integer(required=True)
     table_size = fields.Nested(TableSizeSchema, required=True)
     tie_breaks = fields.List(fields.String(), required=True, metadata={"description": "After points, in order"})
+    bots = fields.Dict(
+        keys=fields.String(), values=fields.String(), required=True, metadata={"description": "Players bots play"}
+    )
     status = fields.String(required=True, validate=validate.OneOf(["created", "running", "finished"]))
     round = fields.Integer(required=True, metadata={"description": "The round in play (0 before the first)"})
     finish_reason = fields.String(allow_none=True, required=True)
