@@ -14,7 +14,7 @@ from events.store import VersionConflict
 from service.core import catalogue, facts, ids
 from service.core.appending import MAX_RETRIES
 from service.core.errors import ProblemError, rule_problem
-from service.core.identity import token_hash
+from service.core.identity import seat_token, token_hash
 
 if TYPE_CHECKING:
     from service.core.naipes import Naipes
@@ -136,7 +136,7 @@ class Games:
 
     def tournament_seat_token(self, game_id: str, seat: int) -> str:
         """The seat token of a tournament table, derived from the service secret (never stored)."""
-        return "st_" + self.naipes.secret.token("tournament-seat", game_id, seat)
+        return seat_token(game_id, self.naipes.secret.token("tournament-seat", game_id, seat))
 
     def new_tokens(
         self, game_id: str, players: list[str], *, replace: bool, only: list[int] | None = None
@@ -148,7 +148,7 @@ class Games:
         if self.naipes.visibility.meta(game_id).get("tournament"):
             tokens = [self.tournament_seat_token(game_id, i) for i in seats]
         else:
-            tokens = [f"st_{secrets.token_urlsafe(24)}" for _ in seats]
+            tokens = [seat_token(game_id) for _ in seats]
         self.naipes.store.set_tokens(game_id, {token_hash(t): i for i, t in zip(seats, tokens)}, replace=replace)
         if replace:
             self.naipes.identity.forget(game_id)
@@ -181,7 +181,7 @@ class Games:
             )
             envs, new_table = self.naipes.appender.settle(game_id, envs, new_table, stamp)
             seat = len(facts.players(new_table)) - 1
-            token = f"st_{secrets.token_urlsafe(24)}"
+            token = seat_token(game_id)
             try:
                 self.naipes.appender.commit(game_id, table, new_table, envs)
             except VersionConflict:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import secrets
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -19,6 +20,23 @@ if TYPE_CHECKING:
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+SEAT_TOKEN_PREFIX = "st_"
+
+
+def seat_token(game_id: str, secret: str | None = None) -> str:
+    """A new seat token of ``game_id``: ``st_<game id>.<secret>`` (a game id holds no '.'), so a token
+    tells which game it is for (GET /me); ``secret`` drawn fresh unless given (a tournament's, derived)."""
+    return f"{SEAT_TOKEN_PREFIX}{game_id}.{secret if secret is not None else secrets.token_urlsafe(24)}"
+
+
+def token_game(token: str) -> str | None:
+    """The game a seat token names (None for a token that names none: one issued before tokens did)."""
+    if not token.startswith(SEAT_TOKEN_PREFIX) or "." not in token:
+        return None
+    game_id = token[len(SEAT_TOKEN_PREFIX) :].split(".", 1)[0]
+    return game_id or None
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from events.store import VersionConflict, key
 from service.core import facts
 from service.core.appending import MAX_RETRIES
 from service.core.errors import ProblemError, not_found
-from service.core.identity import Viewer, token_hash
+from service.core.identity import Viewer, seat_token, token_hash
 
 if TYPE_CHECKING:
     from service.core.naipes import Naipes
@@ -105,7 +105,7 @@ class Seats:
         """Exchange an open seat's invitation for its token (returned once), under ``player``'s name;
         the claim of the last open seat starts the game in the same append."""
         self._check_name(player)
-        token = f"st_{secrets.token_urlsafe(24)}"
+        token = seat_token(game_id)
         stored_token = False
         try:
             for _ in range(MAX_RETRIES):
@@ -203,7 +203,7 @@ class Seats:
 
     def seat_token(self, game_id: str, seat: int) -> str:
         """A fresh token for ``seat``; the seat's earlier tokens stop working."""
-        token = f"st_{secrets.token_urlsafe(24)}"
+        token = seat_token(game_id)
         self._seat_token(keys=[key(game_id, "auth")], args=[str(seat), token_hash(token)])
         self.naipes.identity.forget(game_id)
         return token

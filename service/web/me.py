@@ -4,12 +4,12 @@ credential before using it.  The credential itself, or anything derived from it,
 
 from __future__ import annotations
 
-from flask import current_app, request
+from flask import current_app, g, request
 from flask.views import MethodView
 
 from service.core import facts
 from service.core.errors import ProblemError
-from service.core.identity import Viewer
+from service.core.identity import Viewer, token_game
 from service.core.ids import is_game_id
 from service.web import me_schemas as ms
 from service.web.base import app_service, bearer, blp, credential, current_caller, errors, json_response
@@ -31,15 +31,16 @@ def me_credential(_args: dict) -> Viewer:
     viewer = identity.integrator(token)
     if viewer is not None:
         return viewer
-    game_id = request.args.get("game_id")
+    game_id = request.args.get("game_id") or token_game(token)  # a seat token names its game
     if not (game_id and is_game_id(game_id)):
         raise ProblemError(
             401,
             "Unknown credential",
-            "the bearer token is not a live integrator key; a seat token is checked against its game: "
-            "add ?game_id=<the game's id>",
+            "the bearer token is neither a live integrator key nor a seat token (a seat token issued before "
+            "tokens named their game is checked against the game named by ?game_id=)",
             "unauthorized",
         )
+    g.me_game = game_id
     seat = identity.seat_for_token(game_id, token)
     if seat is None:  # no game names a credential it does not know: an unknown game is no 404 here
         raise ProblemError(
@@ -96,7 +97,7 @@ class Me(MethodView):
                     "rate_limit": _budget(rec.rate_limit),
                 }
             )
-        game_id = query["game_id"]
+        game_id = g.me_game  # the game the seat token named, or ?game_id=
         table = svc.tables.table(game_id)
         players = facts.players(table)
         return json_response(

@@ -15,8 +15,8 @@ class MeQuerySchema(ma.Schema):
     game_id = fields.String(
         validate=validate.Regexp(f"^{GAME_ID}$"),
         metadata={
-            "description": "For a seat token: the game it belongs to (a seat token is checked against its game; "
-            "an integrator key needs none)"
+            "description": "Not needed: a seat token names its game. Only for a seat token issued before "
+            "tokens did, the game it belongs to (an integrator key needs none)"
         },
     )
 
