@@ -21,6 +21,12 @@ from .test_timers import kill_group, start_worker, wait_for, worker  # noqa: F40
 PLAYERS = {"cego": 4, "dalmuti": 4, "muerte": 6, "onion": 4}
 
 
+@pytest.fixture(autouse=True)
+def quick_search(monkeypatch):
+    """The workers these tests start search with a small budget (the bench measures the real one)."""
+    monkeypatch.setenv("NAIPES_BOT_SEARCH_BUDGET", "16")
+
+
 def _events(client, integrator, gid):
     return client.get(f"/games/{gid}/events?limit=1000", headers=integrator).get_json()["events"]
 
@@ -104,7 +110,7 @@ def test_a_tournament_of_bots_runs_to_its_standings_with_workers_killed_midway(r
     """Every player is a bot; the first worker is killed as the first round plays, a second one
     takes over, and the tournament ends with standings from every table (no table twice)."""
     players = [f"{fmt[:3]}{i}" for i in range(8)]
-    kinds = ["random", "heuristic", "search", "random"]
+    kinds = ["random", "heuristic", "search", "random"] if fmt == "swiss" else ["random", "heuristic"]
     body = {
         "game": "dalmuti",
         "options": {"hands": 1},

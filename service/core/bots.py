@@ -15,12 +15,14 @@ seat, so the same game at the same version always gets the same move.
 from __future__ import annotations
 
 import hashlib
+import os
 
 from domain import bots, registry
 from domain import table as tables
 from service.core import facts
 
-BUDGETS = {"random": 1, "heuristic": 1, "search": 200}  # search iterations per decision
+# search iterations per decision (the workers' NAIPES_BOT_SEARCH_BUDGET; see docs/bots.md for what it costs)
+BUDGETS = {"random": 1, "heuristic": 1, "search": max(1, int(os.environ.get("NAIPES_BOT_SEARCH_BUDGET", "200")))}
 
 
 def bot_seed(table: dict, seat: int) -> int:
