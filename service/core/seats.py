@@ -34,7 +34,7 @@ from events.store import VersionConflict, key
 from service.core import facts
 from service.core.appending import MAX_RETRIES
 from service.core.errors import ProblemError, not_found
-from service.core.identity import Viewer, seat_token, token_hash
+from service.core.identity import SPECTATOR_VIEWER, Viewer, seat_token, token_hash
 
 if TYPE_CHECKING:
     from service.core.naipes import Naipes
@@ -55,6 +55,13 @@ if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], ARGV[2], ARGV[1]) end
 return 1
 """
 
+# KEYS: a game's invitations; ARGV: seat, the used invitation's hash.  The invitation is dropped only
+# if it is still the one used (a new invitation asked meanwhile stays).
+_USED_INVITATION = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0
+"""
+
 
 def claim_url(game_id: str, seat: int) -> str:
     return f"/games/{game_id}/seats/{seat}/claim"
@@ -70,6 +77,7 @@ class Seats:
     def __init__(self, naipes: Naipes):
         self.naipes = naipes
         self._seat_token = naipes.redis.register_script(_SEAT_TOKEN)
+        self._used_invitation = naipes.redis.register_script(_USED_INVITATION)
 
     # ------------------------------------------------------------ invitations
     def invite(self, game_id: str, seats: list[int], *, replace: bool = False) -> list[dict]:
@@ -109,6 +117,9 @@ class Seats:
         stored_token = False
         try:
             for _ in range(MAX_RETRIES):
+                # the invitation is read before the log: a claim that won meanwhile drops it only after
+                # its append, so a used invitation is found used (410), never wrong (409)
+                matches = self._invitation_matches(game_id, seat, invitation)
                 table = self._table(game_id)
                 self._check_seat(table, seat)
                 self._check_not_finished(table)
@@ -119,18 +130,14 @@ class Seats:
                         f"seat {seat} is claimed already: its invitation was used (an invitation works once)",
                         "invitation-used",
                     )
-                if not self._invitation_matches(game_id, seat, invitation):
+                if not matches:
                     raise ProblemError(
                         409,
                         "Wrong invitation",
                         f"this is not the invitation of seat {seat}; no token is given",
                         "wrong-invitation",
                     )
-                taken = [
-                    p for s, p in enumerate(facts.players(table)) if s != seat and s not in facts.open_seats(table)
-                ]
-                if player in taken:
-                    raise ProblemError(409, "Name taken", f"another seat of this game is '{player[:64]}'", "name-taken")
+                self._check_name_free(table, seat, player)
                 stamp = now_iso()
                 event = {"type": tables.SEAT_CLAIMED, "data": {"seat": seat, "player": player}}
                 envs, new = self.naipes.appender.append_events(game_id, table, [event], actor="integrator", stamp=stamp)
@@ -146,7 +153,7 @@ class Seats:
                 except VersionConflict:
                     continue
                 stored_token = False  # the claim is stored: the token is the seat's
-                self.naipes.redis.hdel(key(game_id, "invitations"), str(seat))
+                self._used_invitation(keys=[key(game_id, "invitations")], args=[str(seat), token_hash(invitation)])
                 self.naipes.listing.index(game_id, new)
                 return {
                     "id": game_id,
@@ -187,19 +194,19 @@ class Seats:
             event = {"type": tables.SEAT_LEFT, "data": {"seat": seat, "player": player}}
             envs, new = self.naipes.appender.append_events(game_id, table, [event], actor=f"seat:{seat}", stamp=stamp)
             envs, new = self.naipes.appender.settle(game_id, envs, new, stamp)
+            # the seat's tokens as they are now: a seat open again may be claimed by a new player
+            # right after the append, whose token must keep working
+            held = [h for h, s in self.naipes.store.tokens(game_id).items() if s == seat]
             try:
                 self.naipes.appender.commit(game_id, table, new, envs)
             except VersionConflict:
                 continue
-            self.revoke(game_id, seat)
+            if held:
+                self.naipes.redis.hdel(key(game_id, "auth"), *held)
+            self.naipes.identity.forget(game_id)
             self.naipes.listing.index(game_id, new)
             return {"id": game_id, "version": new["version"], "seat": seat, "open": seat in facts.open_seats(new)}
         raise _contention()
-
-    def revoke(self, game_id: str, seat: int) -> None:
-        """Every token of ``seat`` stops working."""
-        self._seat_token(keys=[key(game_id, "auth")], args=[str(seat), ""])
-        self.naipes.identity.forget(game_id)
 
     def seat_token(self, game_id: str, seat: int) -> str:
         """A fresh token for ``seat``; the seat's earlier tokens stop working."""
@@ -211,11 +218,12 @@ class Seats:
     # ------------------------------------------------------------ rematch
     def rematch(self, game_id: str, viewer: Viewer) -> dict:
         """The finished game's rematch (created by the first call): the same type, options and
-        players, seats rotated by one (Dalmuti: the players in the last order).  A seat's token gets
-        that player's new token (a fresh one at each call); the owning key gets every seat's."""
+        players, seats rotated by one (Dalmuti: the players in the last order).  A seat whose player
+        left the finished game is open in the rematch.  A seat's token gets that player's new token
+        (a fresh one at each call); the owning key gets every seat's, and the open seats' invitations."""
         table = self._table(game_id)
         if viewer.kind == "seat":
-            if viewer.seat not in facts.seats(table):
+            if viewer.seat not in facts.seats(table) or viewer.seat in table.get("left", ()):
                 raise ProblemError(403, "Not a seat", "this token's seat is not in the game", "forbidden")
         elif viewer.kind == "integrator":
             self._check_owner(game_id, viewer)
@@ -226,19 +234,35 @@ class Seats:
                 "a rematch is asked by one of the game's seats (its token) or the key that owns the game",
                 "unauthorized",
             )
+        if self.naipes.visibility.context(game_id).tournament:
+            # a tournament's table is followed by the tournament's next round; a rematch would also
+            # publish how the table ended (its seating) while a duplicate round still hides it
+            raise ProblemError(
+                409,
+                "Tournament table",
+                "a tournament's table has no rematch: the tournament decides what it plays next",
+                "tournament-table",
+            )
         new_id, table = self._reserve_rematch(game_id, table, viewer)
         names, new_seat = self.rematch_seating(table)
+        gone = {new_seat[old] for old in table.get("left", ())}  # whoever left plays no rematch
+        players = [None if s in gone else name for s, name in enumerate(names)]
         created = None
         if not self.naipes.store.exists(new_id):
-            created = self._create_rematch(game_id, new_id, table, names)
-        answer = {"id": new_id, "game": table["game"], "rematch_of": game_id}
+            created = self._create_rematch(game_id, new_id, table, players)
+        rematch = self._table(new_id)  # as it is now: its open seats may have been claimed since
+        waiting = facts.open_seats(rematch)
+        names = facts.players(rematch)
+        answer = {"id": new_id, "game": table["game"], "rematch_of": game_id, "version": rematch["version"]}
         if viewer.kind == "seat":
             seat = new_seat[viewer.seat]
             answer["seat"] = seat
             answer["seats"] = [{"seat": seat, "player": names[seat], "token": self.seat_token(new_id, seat)}]
         else:
-            answer["seats"] = self.naipes.games.new_tokens(new_id, names, replace=True)
-        answer["version"] = (created or {}).get("version") or self.naipes.store.head(new_id)[0]
+            seated = [s for s in facts.seats(rematch) if s not in waiting]
+            answer["seats"] = self.naipes.games.new_tokens(new_id, names, replace=True, only=seated)
+            if waiting:
+                answer["invitations"] = (created or {}).get("invitations") or self.invite(new_id, waiting, replace=True)
         return answer
 
     def _reserve_rematch(self, game_id: str, table: dict, viewer: Viewer) -> tuple[str, dict]:
@@ -253,6 +277,13 @@ class Seats:
                     "a rematch follows a finished game; this one is not over",
                     "game-not-finished",
                 )
+            if not facts.started(table):  # its open seats hold placeholders, nobody's names
+                raise ProblemError(
+                    409,
+                    "Game not started",
+                    "a rematch has the same players; this game ended before its open seats were claimed",
+                    "game-not-started",
+                )
             new_id = secrets.token_hex(8)
             actor = f"seat:{viewer.seat}" if viewer.kind == "seat" else "integrator"
             event = {"type": tables.REMATCH_CREATED, "data": {"game": new_id}}
@@ -265,7 +296,7 @@ class Seats:
             return new_id, new
         raise _contention()
 
-    def _create_rematch(self, game_id: str, new_id: str, table: dict, names: list[str]) -> dict | None:
+    def _create_rematch(self, game_id: str, new_id: str, table: dict, names: list[str | None]) -> dict | None:
         """Create the rematch once: the call that takes the creation's mark makes it, the others wait
         for it (and make it themselves should the first have failed)."""
         mark = key(new_id, "creating")
@@ -297,10 +328,14 @@ class Seats:
         return [players[s] for s in order], {old: new for new, old in enumerate(order)}
 
     # ------------------------------------------------------------ reading
-    def seats(self, game_id: str) -> dict:
+    def seats(self, game_id: str, viewer: Viewer | None = None) -> dict:
         """Who sits where, which seats are open (with their claim URLs, never the invitations),
-        and the games before and after this one."""
+        and the games before and after this one; the version as far as ``viewer`` may see the game
+        (a table of a duplicate round is held at its round's public horizon)."""
         table = self._table(game_id)
+        seen = self.naipes.visibility.sight(game_id, viewer or SPECTATOR_VIEWER, table)
+        if not seen.sees_version(table["version"]):  # the game as it was at the horizon
+            table = self.naipes.tables.fold_from_zero(game_id, seen.horizon)
         waiting = facts.open_seats(table)
         left = set(table.get("left", ()))
         return {
@@ -357,6 +392,18 @@ class Seats:
     def _check_not_finished(table: dict) -> None:
         if facts.finished(table):
             raise ProblemError(409, "Game over", "the game is finished; its seats no longer change", "game-finished")
+
+    @staticmethod
+    def _check_name_free(table: dict, seat: int, player: str) -> None:
+        """No other seat has the name, nor may it be another seat's placeholder (``seat 2``: the name an
+        open seat shows while it waits)."""
+        names = facts.players(table)
+        if any(p == player for s, p in enumerate(names) if s != seat):
+            raise ProblemError(409, "Name taken", f"another seat of this game is '{player}'", "name-taken")
+        if any(player == tables.placeholder(s) for s in range(len(names)) if s != seat):
+            raise ProblemError(
+                409, "Name taken", f"'{player}' is the name an open seat of this game shows", "name-taken"
+            )
 
     @staticmethod
     def _check_name(player: object) -> None:

@@ -102,7 +102,14 @@ class RematchSchema(ma.Schema):
         required=True,
         metadata={
             "description": "A seat token's call: its own new token (a fresh one at each call: the earlier stops "
-            "working); the owning key's: every seat's (the seats' earlier tokens stop working)"
+            "working); the owning key's: every seat's but the open ones (the seats' earlier tokens stop working)"
+        },
+    )
+    invitations = fields.List(
+        fields.Nested(InvitationSchema),
+        metadata={
+            "description": "The owning key's call only: one per seat open in the rematch (a player who left the "
+            "finished game plays no rematch); earlier invitations of the rematch stop working"
         },
     )
 

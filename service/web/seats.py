@@ -82,7 +82,7 @@ class Seats(MethodView):
         summary="Who sits where: open seats (with their claim URLs), seats left, and the rematch links",
     )
     def get(self, game_id):
-        return json_response(app_service().seats.seats(game_id))
+        return json_response(app_service().seats.seats(game_id, current_caller()))
 
 
 @blp.route("/games/<game_id:game_id>/seats/<seat>/claim", parameters=[SEAT_PARAMETER])
