@@ -9,7 +9,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cachetools import LRUCache
+from cachetools import TTLCache
 
 from domain.base import REVIEWER, SPECTATOR
 from service.core.errors import ProblemError, not_found
@@ -23,6 +23,7 @@ def token_hash(token: str) -> str:
 
 
 SEAT_TOKEN_PREFIX = "st_"
+AUTH_TTL = 2.0  # seconds a process trusts its copy of a game's seat tokens
 
 
 def seat_token(game_id: str, secret: str | None = None) -> str:
@@ -75,7 +76,9 @@ class Identity:
 
     def __init__(self, naipes: Naipes):
         self.naipes = naipes
-        self._auth: LRUCache = LRUCache(maxsize=naipes.cache_size)  # game id -> {token hash: seat}
+        # game id -> {token hash: seat}, read again after AUTH_TTL seconds: a seat token revoked by
+        # another process (a seat left, a rematch's new token) stops working everywhere within that
+        self._auth: TTLCache = TTLCache(maxsize=naipes.cache_size, ttl=AUTH_TTL)
         self._lock = threading.Lock()
 
     def integrator(self, key: str | None) -> Viewer | None:
