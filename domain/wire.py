@@ -162,7 +162,10 @@ def _coder(game: str) -> Callable[[Any, str], Any]:
     code = notation(game).code
 
     def to_code(value: Any, where: str) -> Any:
-        return code(value)
+        try:
+            return code(value)
+        except (ValueError, TypeError, KeyError):
+            raise CardError(where or "/", f"{value!r} is not a card of this game's rules") from None
 
     return to_code
 
@@ -225,7 +228,9 @@ def _recommitted(before: dict, after: dict) -> dict:
 
 
 def encode_event(game: str, event: dict) -> dict:
-    """An event of the rules or of the table (``type``, ``data``, ``private``) with its cards as codes.
+    """An event of the rules or of the table (``type``, ``data``, ``private``) with its cards as codes;
+    :class:`CardError` names the first place holding no card of the rules (so a log of before the
+    notation, whose events write the rules' values, can be checked card by card).
 
     A deal's ``commitment`` is made over the deck as the log writes it (its codes), so anyone can
     check a revealed deck against it as it is shown."""

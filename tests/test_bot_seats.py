@@ -118,7 +118,7 @@ def test_a_tournament_of_bots_runs_to_its_standings_with_workers_killed_midway(r
         "format": fmt,
         "rounds": 2,
         "table_size": {"min": 4, "max": 4},
-        "bots": {p: kinds[i % 4] for i, p in enumerate(players)},
+        "bots": {p: kinds[i % len(kinds)] for i, p in enumerate(players)},
     }
     r = client.post("/tournaments", json=body, headers=integrator)
     assert r.status_code == 201, r.get_json()

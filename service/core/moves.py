@@ -8,6 +8,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from domain import registry, wire
+from domain import table as tables
 from domain.base import RuleViolation
 from events.envelope import dumps, loads, now_iso
 from events.store import VersionConflict
@@ -63,6 +64,7 @@ class Moves:
                         current_version=table["version"],
                     )
             self.check_open(table)
+            self.check_person(table, seat, actor)
             module = registry.get(table["game"])
             if attempt == 0:
                 facts.check_fields(module.legal_moves(table["state"], seat), move)
@@ -146,6 +148,21 @@ class Moves:
                 "idempotency-key-reused",
             )
         return {**stored["response"], "replayed": True}
+
+    @staticmethod
+    def check_person(table: dict, seat: int, actor: str | None) -> None:
+        """A seat the service's bot plays takes no move from a person (its seat token, say): the workers
+        make the bot's moves, and two players for one seat would race each other."""
+        kind = tables.bot(table, seat)
+        if kind is not None and not (actor or "").startswith("bot:"):
+            raise ProblemError(
+                403,
+                "Seat played by a bot",
+                f"seat {seat} is played by the service's '{kind}' bot (table option bots); the workers make its "
+                "moves, not a seat token",
+                "forbidden",
+                bot=kind,
+            )
 
     @staticmethod
     def check_open(table: dict) -> None:

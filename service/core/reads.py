@@ -86,9 +86,9 @@ class Reads:
         table = self.naipes.tables.table(game_id)
         moves = (
             []
-            if facts.finished(table) or table.get("frozen")
+            if facts.finished(table) or table.get("frozen") or tables.bot(table, viewer.seat) is not None
             else registry.get(table["game"]).legal_moves(table["state"], viewer.seat)
-        )
+        )  # a bot's seat has none: the service plays it
         if moves:
             module = registry.get(table["game"])
             view = module.view(table["state"], viewer.seat)

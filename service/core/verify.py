@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from domain import table as tables
+from domain import wire
 from domain.base import deal_commitment, seat_parts
 from events.envelope import canonical, loads, verify_chain
 
@@ -69,6 +70,9 @@ def verify_export(lines: Iterable[bytes | str], progress: Callable[[int], None] 
             f"the log ends at version {envs[-1]['version']} but the header records version "
             f"{header.get('version')} (events were removed from the end)"
         )
+    cards = (envs[0].get("data") or {}).get("cards") if isinstance(envs[0].get("data"), dict) else None
+    if cards not in (None, wire.CODES):
+        problems.append(f"GameCreated says cards {cards!r}: a log writes its cards as 'codes', or says nothing")
     if any(e.get("game_id") != header.get("game_id") for e in envs):
         problems.append("an event belongs to another game than the header names")
     commitments = reveals = 0
@@ -79,6 +83,8 @@ def verify_export(lines: Iterable[bytes | str], progress: Callable[[int], None] 
         try:
             for i, env in enumerate(envs):
                 table = tables.evolve(table, env)  # the commitments are checked as the log writes them
+                if not tables.coded(table):  # a log of the rules' values writes every card as one
+                    wire.encode_event(table["game"], env)
                 if progress:
                     progress(i + 1)
                 commitment = env["data"].get("commitment") if env["type"] != tables.DEAL_REVEALED else None

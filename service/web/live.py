@@ -42,6 +42,7 @@ MAX_STREAMS_PER_ADDRESS = max(
 )
 RECHECK_SECONDS = 2.0  # a seat token is looked up again at most this often (keys: the key store's cache)
 BATCH = 500
+HELD_POLL_SECONDS = 1.0  # how often a stream held at an embargo's horizon looks whether it lifted
 VIEW_MODES = ("first", "every", "none")
 
 live = Blueprint(
@@ -306,6 +307,7 @@ def _sse(
             version, message = _state(svc, game_id, viewer, lang)
             position = position if resumed else version  # a fresh stream goes on after the state it shows
             yield message
+        beat = time.monotonic()
         while True:
             batch = svc.reads.events(game_id, viewer, position, wait=heartbeat, limit=BATCH, lang=lang)
             ended = holds()
@@ -316,6 +318,13 @@ def _sse(
                 position = env["version"]
                 yield f"id: {position}\nevent: {env['type']}\ndata: {dumps(env).decode()}\n\n"
             if not batch["events"]:
+                if batch.get("embargo") and position >= batch["version"]:
+                    # held at a duplicate round's horizon while the log goes on past it: the read above
+                    # returns at once (the log has events, none shown), so wait here for the embargo to lift
+                    time.sleep(min(heartbeat, HELD_POLL_SECONDS))
+                    if time.monotonic() - beat < heartbeat:
+                        continue
+                beat = time.monotonic()
                 yield ": heartbeat\n\n"
             elif views == "every":
                 version, message = _state(svc, game_id, viewer, lang)
