@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from domain import registry
+from domain import registry, wire
 from domain import table as tables
 from events.store import key
 from service.core.appending import Appender
@@ -37,7 +37,8 @@ def long_game(service: Naipes, versions: int, seed: int = 3, game_id: str | None
             assert t["version"] >= versions, "the game ended too soon"
             return gid
         seat = rng.choice([s for s in module.to_act(t["state"]) if s is not None])
-        service.moves.move(gid, seat, rng.choice(module.legal_moves(t["state"], seat)))
+        move = rng.choice(module.legal_moves(t["state"], seat))
+        service.moves.move(gid, seat, wire.encode_move(t["game"], move))  # posted as a client does: codes
 
 
 @pytest.fixture()

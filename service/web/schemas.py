@@ -610,6 +610,13 @@ class KeySchema(ma.Schema):
     scopes = fields.List(fields.String(), required=True)
     created_at = fields.String(required=True)
     revoked_at = fields.String(allow_none=True, required=True)
+    rate_limit = fields.String(
+        metadata={
+            "description": "The key's own budget, replacing the service's (set by `naipes keys limit`; "
+            "see docs/rate-limits.md); absent when the key has the service's",
+            "example": "1000 per minute",
+        }
+    )
     key = fields.String(metadata={"description": "The secret; returned once, at creation"})
 
 

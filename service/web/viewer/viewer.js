@@ -730,13 +730,6 @@ function canonical(v) {
   return JSON.stringify(v);
 }
 
-// the deck as the rules committed to it: each card code back to the game's own value
-function rulesValues(deck, v) {
-  if (Array.isArray(v)) return v.map((x) => rulesValues(deck, x));
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rulesValues(deck, x)]));
-  return deck.isCode(v) ? deck.byCode.get(v).id : v;
-}
-
 const audit = { key: "", promise: null };
 
 function loadAudit() {
@@ -756,8 +749,8 @@ function checkDeals(trail, ctx, upTo) {
     if (e.type === "DealRevealed") {
       if (e.version > upTo) continue;
       const dealt = deals.get(d.deal_version);
-      const deck = rulesValues(ctx.deck, d.deck);
-      const ok = !!dealt && dealt.data.commitment === d.commitment && sha256hex((d.salt || "") + "|" + canonical(deck)) === d.commitment;
+      // the commitment is over the deck as the log writes it (codes; a game of before the notation: its values)
+      const ok = !!dealt && dealt.data.commitment === d.commitment && sha256hex((d.salt || "") + "|" + canonical(d.deck)) === d.commitment;
       results.push({ version: d.deal_version, ok });
     } else if (typeof d.commitment === "string") deals.set(e.version, e);
   }
