@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import time
+from pathlib import Path
 
 import pytest
 
@@ -157,3 +158,19 @@ def test_a_tournament_names_its_bots_among_its_players(client, integrator):
     assert r.status_code == 422 and "zed" in r.get_json()["detail"]
     r = client.post("/tournaments", json={**body, "options": {"bots": {"0": "random"}}}, headers=integrator)
     assert r.status_code == 422 and "by player" in r.get_json()["detail"]
+
+
+def test_the_start_command_runs_bots_apart_from_deadlines(monkeypatch):
+    """`naipes start` runs a worker of the timers' and default queues and one of the bots' queue, so a
+    bot thinking never holds up a deadline; a plain worker serves every queue, the bots' last."""
+    from service.core.timers import BOTS, DEFAULT, QUEUES, TIMERS
+    from workers.__main__ import served
+
+    assert served(["timers"]) == [TIMERS, DEFAULT] and served(["bots"]) == [BOTS]
+    assert served([]) == QUEUES and QUEUES[-1] == BOTS
+    monkeypatch.setenv("NAIPES_WORKER_QUEUES", f"{BOTS}")
+    assert served([]) == [BOTS]
+    with pytest.raises(SystemExit, match="no role"):
+        served(["everything"])
+    source = (Path(__file__).resolve().parents[1] / "service" / "cli" / "commands.py").read_text()
+    assert '"-m", "workers", "timers"' in source and '"-m", "workers", "bots"' in source

@@ -1,9 +1,14 @@
-"""``python -m workers``: one RQ worker with its scheduler, on every queue naipes uses."""
+"""``python -m workers``: one RQ worker with its scheduler, on every queue naipes uses.
+
+``python -m workers timers`` serves the timers' and the default queues only, ``python -m workers
+bots`` the bots' queue only: the start command runs one of each, so that a bot's thinking never
+holds up a deadline (``NAIPES_WORKER_QUEUES`` names the queues too, comma-separated)."""
 
 from __future__ import annotations
 
 import logging
 import os
+import sys
 import time
 
 import redis
@@ -11,10 +16,27 @@ from rq import Queue
 from rq.exceptions import StopRequested
 
 from events.connect import connect, queue_url
+from service.core.timers import BOTS, DEFAULT, QUEUES, TIMERS
 
-from .queues import QUEUES, NaipesWorker, recover_scheduler_lock
+from .queues import NaipesWorker, recover_scheduler_lock
 
 log = logging.getLogger("naipes.worker")
+
+
+ROLES = {"timers": [TIMERS, DEFAULT], "bots": [BOTS], "all": QUEUES}
+
+
+def served(args: list[str]) -> list[str]:
+    """The queues this worker serves: a role (``timers``, ``bots``, ``all``) or NAIPES_WORKER_QUEUES."""
+    if args:
+        if args[0] not in ROLES:
+            raise SystemExit(f"python -m workers [{'|'.join(ROLES)}]: no role {args[0]!r}")
+        return ROLES[args[0]]
+    named = [q.strip() for q in os.environ.get("NAIPES_WORKER_QUEUES", "").split(",") if q.strip()]
+    unknown = [q for q in named if q not in QUEUES]
+    if unknown:
+        raise SystemExit(f"NAIPES_WORKER_QUEUES: no queue {unknown[0]!r} (queues: {', '.join(QUEUES)})")
+    return named or QUEUES
 
 
 def run() -> None:
@@ -26,7 +48,7 @@ def run() -> None:
     recover_scheduler_lock(client)
     from .jobs import service
 
-    queues = [Queue(name, connection=client) for name in QUEUES]
+    queues = [Queue(name, connection=client) for name in served(sys.argv[1:])]
     while True:
         worker = None
         try:

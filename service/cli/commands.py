@@ -100,7 +100,8 @@ def start(bind: str, appendfsync: str) -> None:
             cwd=ROOT,
             env=env,
         ),
-        subprocess.Popen([sys.executable, "-m", "workers"], cwd=ROOT, env=env),
+        subprocess.Popen([sys.executable, "-m", "workers", "timers"], cwd=ROOT, env=env),
+        subprocess.Popen([sys.executable, "-m", "workers", "bots"], cwd=ROOT, env=env),  # bots think apart
     ]
     stopping = False
 

@@ -24,9 +24,10 @@ at an append's time is a move whose deadlines were never scheduled, and a
 deadline overdue is looked at once more.  It never reads every running game.
 
 A bot's turn is a deadline due at once (``domain.table``): its job is queued
-at once on the default queue, which every worker reads after the timers'
-queue, so a bot's thinking never holds up a deadline already due; its
-entry in ``naipes:deadlines`` makes the sweep queue it again if it is lost.
+at once on the bots' queue.  The start command runs a worker for the timers'
+and default queues and another for the bots' queue, so a bot's thinking never
+holds up a deadline; a worker started on every queue takes the bots' last.
+Its entry in ``naipes:deadlines`` makes the sweep queue it again if it is lost.
 
 An append moves for absent seats at most ``Appender.MAX_AUTO_MOVES`` times;
 when the game owes more, :func:`schedule` queues a continuation job at once
@@ -50,7 +51,8 @@ from service.core.naipes import Naipes
 
 TIMERS = "naipes-timers"
 DEFAULT = "naipes-default"
-QUEUES = [TIMERS, DEFAULT]
+BOTS = "naipes-bots"  # bots' turns: the start command runs a worker of their own for them
+QUEUES = [TIMERS, DEFAULT, BOTS]  # in the order a worker of every queue takes them
 DEADLINES = "naipes:deadlines"
 SWEEP_GRACE = 2.0  # seconds past its deadline before a deadline counts as lost
 SWEEP_AGAIN = 5  # seconds before the same lost deadline is enqueued again
@@ -209,7 +211,7 @@ def due_at(job: str, score: float) -> float:
 
 def attach_scheduler(service: Naipes) -> None:
     queue = Queue(TIMERS, connection=service.queue_redis)
-    bot_queue = Queue(DEFAULT, connection=service.queue_redis)  # a worker takes the timers' queue first
+    bot_queue = Queue(BOTS, connection=service.queue_redis)  # a worker takes the timers' queue first
     registry = ScheduledJobRegistry(queue=queue)
 
     def schedule(old: dict, new: dict, game_id: str) -> None:
