@@ -97,6 +97,7 @@ PROBLEM_TYPES: dict[str, str] = {
     "unknown or of the wrong type (`rule`: unknown-move, missing-field, unknown-field, "
     "invalid-field).",
     "game-finished": "409: the game is over; it takes no more moves.",
+    "tournament-table": "409: a tournament's table has no rematch; the tournament pairs its rounds.",
     "game-not-started": "409: the game waits for players in its open seats (`open` lists them); moves come once "
     "every seat is claimed.",
     "bad-seat": "422: the seat number is not a seat of the game.",

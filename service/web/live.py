@@ -271,15 +271,16 @@ def _credential_check(svc, game_id: str, viewer, credential: str | None):
     return lambda: None
 
 
-def _state(svc, game_id: str, viewer, lang: str) -> tuple[int, str]:
-    """The ``state`` message: the caller's view and, when its seat must act, its legal moves."""
+def _state(svc, game_id: str, viewer, lang: str) -> tuple[int, str, bool]:
+    """The ``state`` message: the caller's view and, when its seat must act, its legal moves; and
+    whether the view is the game's last (over, and no embargo holds anything back)."""
     view = svc.reads.state_view(game_id, viewer)
     moves = None
     if viewer.kind == "seat" and viewer.seat in view["to_act"]:
         moves = svc.reads.legal_moves(game_id, viewer, lang)
     version = view["version"] if view["embargo"] is None else view["embargo"]["version"]
     body = dumps({"version": version, "view": view, "legal_moves": moves}).decode()
-    return version, f"id: {version}\nevent: state\ndata: {body}\n\n"
+    return version, f"id: {version}\nevent: state\ndata: {body}\n\n", view["finished"] and view["embargo"] is None
 
 
 def _sse(
@@ -304,9 +305,11 @@ def _sse(
         yield f": naipes event stream of game {game_id}\nretry: 2000\n\n"
         position = after
         if views != "none":
-            version, message = _state(svc, game_id, viewer, lang)
+            version, message, last = _state(svc, game_id, viewer, lang)
             position = position if resumed else version  # a fresh stream goes on after the state it shows
             yield message
+            if last and position >= version:
+                return  # a finished game shown whole: nothing follows
         beat = time.monotonic()
         while True:
             batch = svc.reads.events(game_id, viewer, position, wait=heartbeat, limit=BATCH, lang=lang)
@@ -327,7 +330,7 @@ def _sse(
                 beat = time.monotonic()
                 yield ": heartbeat\n\n"
             elif views == "every":
-                version, message = _state(svc, game_id, viewer, lang)
+                version, message, _last = _state(svc, game_id, viewer, lang)
                 if version == position:  # else newer events are on their way, and a state after them
                     yield message
             # the end of a finished game's log; a caller held back by an embargo waits for it to lift
