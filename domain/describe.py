@@ -74,6 +74,15 @@ SEAT_WORDS = {
         "en": "A rematch follows: game {game}",
         "es": "Sigue una revancha: la partida {game}",
     },
+    tables.BOT_SEATED: {
+        "en": "A {bot} bot plays seat {seat} for {player}, who is away",
+        "es": "Un bot {bot} juega el asiento {seat} por {player}, que está ausente",
+    },
+}
+BOT_NAMES = {
+    "random": {"en": "random", "es": "al azar"},
+    "heuristic": {"en": "heuristic", "es": "heurístico"},
+    "search": {"en": "searching", "es": "de búsqueda"},
 }
 RULING_WORDS = {
     "void": {"en": "A reviewer voids {what}{reason}", "es": "Un árbitro anula {what}{reason}"},
@@ -115,6 +124,7 @@ def table_event_label(event: dict, players: list[str], lang: str) -> str:
             player=str(claimed) if isinstance(claimed, str) else seat_name(players, seat, lang),
             seat=seat if isinstance(seat, int) else "?",
             game=str(data.get("game", "?")),
+            bot=BOT_NAMES.get(data.get("bot"), {}).get(lang, "?"),
         )
     if etype == tables.ADJUDICATED:
         action = data.get("action")

@@ -61,7 +61,8 @@ ADJUDICATED = "Adjudicated"
 SEAT_CLAIMED = "SeatClaimed"
 SEAT_LEFT = "SeatLeft"
 REMATCH_CREATED = "RematchCreated"
-SEAT_EVENTS = {SEAT_CLAIMED, SEAT_LEFT, REMATCH_CREATED}
+BOT_SEATED = "BotSeated"  # the owner puts a bot in a seat whose player is absent
+SEAT_EVENTS = {SEAT_CLAIMED, SEAT_LEFT, REMATCH_CREATED, BOT_SEATED}
 TABLE_EVENTS = {
     GAME_CREATED,
     TURN_TIMED_OUT,
@@ -364,6 +365,11 @@ def _seats(table: dict, env: dict) -> None:
     etype, d = env["type"], env["data"]
     if etype == REMATCH_CREATED:
         table["rematch"] = d["game"]
+        return
+    if etype == BOT_SEATED:  # the bot plays the seat from now on (its turn is due at once)
+        table["timing"] = {**table["timing"], "bots": {**(table["timing"].get("bots") or {}), str(d["seat"]): d["bot"]}}
+        table["clock"] = {s: c for s, c in table["clock"].items() if s != str(d["seat"])}
+        table["absent"] = [s for s in table["absent"] if s != int(d["seat"])]  # no longer moved for at once
         return
     seat = int(d["seat"])
     module = registry.for_rules(table["game"], table.get("rules"))

@@ -174,3 +174,36 @@ def test_the_start_command_runs_bots_apart_from_deadlines(monkeypatch):
         served(["everything"])
     source = (Path(__file__).resolve().parents[1] / "service" / "cli" / "commands.py").read_text()
     assert '"-m", "workers", "timers"' in source and '"-m", "workers", "bots"' in source
+
+
+def test_the_owner_puts_a_bot_in_an_absent_players_seat(worker, client, integrator, service):
+    """Seat 0 never moves: timed out once it is absent (absent_after 1), and the rules' timeout moves
+    play it; the owner puts a heuristic bot in its seat, which then plays it from its view."""
+    options = {**SHORT["dalmuti"], "turn_seconds": 0.3, "absent_after": 1, "bots": {"1": "random", "2": "random"}}
+    created = create(client, integrator, "dalmuti", players=["ana", "b1", "b2", "dani"], options=options)
+    gid, toks = created["id"], tokens(created)
+    url = f"/games/{gid}/seats/0/bot"
+    # dani (seat 3) is at the table: no bot for her seat; a stranger key is no owner; a bad kind is named
+    r = client.post(f"/games/{gid}/seats/3/bot", json={"bot": "random"}, headers=integrator)
+    assert r.status_code == 409 and r.get_json()["type"].endswith("seat-not-absent")
+    stranger = service.keys.create("stranger", ["games"])["key"]
+    assert client.post(url, json={"bot": "random"}, headers=bearer(stranger)).status_code == 403
+    assert client.post(url, json={"bot": "clever"}, headers=integrator).status_code == 422
+    assert client.post(url, json={"bot": "random"}, headers=bearer(toks[0])).status_code in (401, 403)
+    assert wait_for(lambda: 0 in client.get(f"/games/{gid}").get_json()["absent"], timeout=30)
+    r = client.post(url, json={"bot": "heuristic"}, headers=integrator)
+    assert r.status_code == 201, r.get_json()
+    assert client.post(url, json={"bot": "random"}, headers=integrator).status_code == 409  # a bot plays it
+    rng = random.Random(3)
+    end = time.monotonic() + 90
+    while time.monotonic() < end and not client.get(f"/games/{gid}").get_json()["finished"]:
+        view = client.get(f"/games/{gid}", headers=bearer(toks[3])).get_json()
+        if 3 in view["to_act"]:
+            moves = client.get(f"/games/{gid}/legal-moves", headers=bearer(toks[3])).get_json()["moves"]
+            client.post(f"/games/{gid}/moves", json=rng.choice(moves), headers=bearer(toks[3]))
+        time.sleep(0.02)
+    events = _events(client, integrator, gid)
+    seated = next(e for e in events if e["type"] == "BotSeated")
+    assert seated["data"] == {"seat": 0, "player": "ana", "bot": "heuristic"} and seated["label"]
+    assert client.get(f"/games/{gid}").get_json()["finished"]
+    assert any(e["actor"] == "bot:heuristic" for e in events if e["version"] > seated["version"])

@@ -101,6 +101,7 @@ PROBLEM_TYPES: dict[str, str] = {
     "game-not-started": "409: the game waits for players in its open seats (`open` lists them); moves come once "
     "every seat is claimed.",
     "bad-seat": "422: the seat number is not a seat of the game.",
+    "seat-not-absent": "409: a bot takes only a seat whose player is absent (or left), and not one a bot plays.",
     "seat-not-open": "409: the seat is not open: an invitation is for an open seat, and a seat is left only once.",
     "invitation-used": "410: the seat's invitation was used: the seat is claimed (an invitation works once).",
     "wrong-invitation": "409: the invitation is not the open seat's (a wrong code); no token is given.",

@@ -208,6 +208,41 @@ class Seats:
             return {"id": game_id, "version": new["version"], "seat": seat, "open": seat in facts.open_seats(new)}
         raise _contention()
 
+    def seat_bot(self, game_id: str, seat: int, bot: str, viewer: Viewer) -> dict:
+        """The owning key puts a bot (``random``, ``heuristic``, ``search``) in a seat whose player is
+        absent (timed out ``absent_after`` times in a row, or left): it plays the seat from now on."""
+        self._check_owner(game_id, viewer)
+        if bot not in tables.BOT_KINDS:
+            raise ProblemError(
+                422, "Unknown bot", f"bot: one of {', '.join(tables.BOT_KINDS)}", "invalid-request", field="/bot"
+            )
+        for _ in range(MAX_RETRIES):
+            table = self._table(game_id)
+            self._check_seat(table, seat)
+            self._check_not_finished(table)
+            if tables.bot(table, seat) is not None:
+                raise ProblemError(
+                    409, "A bot plays it", f"a {tables.bot(table, seat)} bot plays seat {seat}", "seat-not-absent"
+                )
+            if seat not in table["absent"]:
+                raise ProblemError(
+                    409,
+                    "Seat not absent",
+                    f"seat {seat}'s player is at the table: a bot takes only an absent player's seat "
+                    f"(absent: {table['absent'] or 'none'})",
+                    "seat-not-absent",
+                )
+            stamp = now_iso()
+            player = facts.players(table)[seat]
+            event = {"type": tables.BOT_SEATED, "data": {"seat": seat, "player": player, "bot": bot}}
+            envs, new = self.naipes.appender.append_events(game_id, table, [event], actor="integrator", stamp=stamp)
+            try:
+                self.naipes.appender.commit(game_id, table, new, envs)
+            except VersionConflict:
+                continue
+            return {"id": game_id, "version": new["version"], "seat": seat, "bot": bot}
+        raise _contention()
+
     def seat_token(self, game_id: str, seat: int) -> str:
         """A fresh token for ``seat``; the seat's earlier tokens stop working."""
         token = seat_token(game_id)

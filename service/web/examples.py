@@ -180,3 +180,4 @@ def curl(path: str, method: str, op: dict, query: dict, headers: dict, body, con
 # open seats, invitations and the lobby (service/web/seats.py)
 BODIES["claimSeat"] = {"player": "eli"}
 PARAMETERS["seat"] = 1
+BODIES["seatBot"] = {"bot": "heuristic"}

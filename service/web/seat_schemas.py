@@ -6,6 +6,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from domain.table import BOT_KINDS
 from service.web import schemas as s
 
 
@@ -142,3 +143,18 @@ class LobbySchema(ma.Schema):
     total = fields.Integer(required=True, metadata={"description": "Games waiting for players"})
     games = fields.List(fields.Nested(LobbyGameSchema), required=True, metadata={"description": "Newest first"})
     next_cursor = fields.String(allow_none=True, required=True)
+
+
+class SeatBotSchema(ma.Schema):
+    bot = fields.String(
+        required=True,
+        validate=validate.OneOf(BOT_KINDS),
+        metadata={"description": "random, heuristic or search (docs/bots.md)", "example": "heuristic"},
+    )
+
+
+class SeatedBotSchema(ma.Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    bot = fields.String(required=True)

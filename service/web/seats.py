@@ -141,6 +141,23 @@ class Invitation(MethodView):
         return json_response(app_service().seats.new_invitation(game_id, _seat(seat), current_caller()), 201)
 
 
+@blp.route("/games/<game_id:game_id>/seats/<seat>/bot", parameters=[SEAT_PARAMETER])
+class SeatBot(MethodView):
+    @credential(integrator_key())
+    @blp.arguments(ss.SeatBotSchema)
+    @blp.response(201, ss.SeatedBotSchema)
+    @errors(401, 403, 404, 409, 422)
+    @blp.doc(
+        security=INTEGRATOR,
+        operationId="seatBot",
+        summary="The owning key puts a bot in the seat of an absent player (timed out absent_after times in a "
+        "row, or left): it plays the seat from its view from now on",
+    )
+    def post(self, body, game_id, seat):
+        seated = app_service().seats.seat_bot(game_id, _seat(seat), body["bot"], current_caller())
+        return json_response(seated, 201)
+
+
 @blp.route("/games/<game_id:game_id>/rematch")
 class Rematch(MethodView):
     @credential(any_caller)
