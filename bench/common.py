@@ -51,5 +51,7 @@ def gunicorn(app: str, redis_url: str, extra_env: dict | None = None) -> tuple[s
 
 
 def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]

@@ -1,10 +1,14 @@
 """Move throughput: naipes against the bare Flask + Redis endpoint, in the same run.
 
 Concurrent clients play complete Dalmuti matches through gunicorn (the start
-command's configuration) and real Redis; every move is a real
-``POST /games/{id}/moves`` preceded by ``GET /games/{id}/legal-moves`` for the
-acting seat.  The bare app answers the same two requests (one Redis GET, then
-JSON parsing and one XADD) on the same gunicorn configuration.  Latency is of
+command's configuration) and real Redis, two ways: ``naipes``, where every
+move is a real ``POST /games/{id}/moves`` preceded by
+``GET /games/{id}/legal-moves`` for the acting seat; and ``push``, where a
+client is a table whose every seat follows its own event stream with
+``?view=every`` (its view and legal moves pushed after each batch of events)
+and posts a move whenever it is offered some: one request per move.  The bare
+app answers the same two requests (one Redis GET, then JSON parsing and one
+XADD) on the same gunicorn configuration.  Latency is of
 the POSTs; moves per second count POSTs over the whole run.
 
     .venv/bin/python bench/move_throughput.py [--clients 8] [--seconds 20]
@@ -28,13 +32,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import API_KEY, gunicorn, machine, percentile
 from events.embedded import EmbeddedRedis
 
+REFUSED: list[int] = []  # 429s met (the client address's budget), counted per load
+
 
 class Conn:
     """A keep-alive HTTP/1.1 connection with little client-side overhead (http.client + orjson)."""
 
     def __init__(self, base: str):
-        host, port = base.removeprefix("http://").split(":")
-        self.conn = http.client.HTTPConnection(host, int(port))
+        self.host, port = base.removeprefix("http://").split(":")
+        self.port = int(port)
+        self.conn = http.client.HTTPConnection(self.host, self.port)
 
     def call(self, method: str, path: str, body=None, headers: dict | None = None) -> tuple[int, object]:
         h = dict(headers or {})
@@ -42,8 +49,14 @@ class Conn:
         if body is not None:
             data = orjson.dumps(body)
             h["Content-Type"] = "application/json"
-        self.conn.request(method, path, body=data, headers=h)
-        r = self.conn.getresponse()
+        try:
+            self.conn.request(method, path, body=data, headers=h)
+            r = self.conn.getresponse()
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            # the server closed the idle keep-alive connection: open another and send again
+            self.conn = http.client.HTTPConnection(self.host, self.port)
+            self.conn.request(method, path, body=data, headers=h)
+            r = self.conn.getresponse()
         raw = r.read()
         return r.status, orjson.loads(raw) if raw else None
 
@@ -60,12 +73,82 @@ def naipes_client(base: str, stop: float, out: list, seed: int) -> None:
         to_act = c.call("GET", f"/games/{g['id']}")[1]["to_act"]
         while to_act and time.monotonic() < stop:
             seat = rng.choice(to_act)
-            moves = c.call("GET", f"/games/{g['id']}/legal-moves", headers=toks[seat])[1]["moves"]
+            status, listed = c.call("GET", f"/games/{g['id']}/legal-moves", headers=toks[seat])
+            if status == 429:  # the client address's budget (NAIPES_RATE_LIMIT_ADDRESS): wait and go on
+                REFUSED.append(1)
+                time.sleep(0.05)
+                continue
             t0 = time.perf_counter()
-            status, body = c.call("POST", f"/games/{g['id']}/moves", rng.choice(moves), toks[seat])
+            status, body = c.call("POST", f"/games/{g['id']}/moves", rng.choice(listed["moves"]), toks[seat])
+            if status == 429:
+                REFUSED.append(1)
+                time.sleep(0.05)
+                continue
             out.append(time.perf_counter() - t0)
             assert status == 201, body
             to_act = body["to_act"]
+
+
+def _seat_loop(base: str, gid: str, token: str, stop: float, out: list, seed: int) -> None:
+    """One seat following its own stream with ``view=every``: it posts a move whenever a state offers
+    it moves, and reads nothing else (one request per move)."""
+    rng = random.Random(seed)
+    post = Conn(base)
+    auth = {"Authorization": f"Bearer {token}"}
+    host, port = base.removeprefix("http://").split(":")
+    stream = http.client.HTTPConnection(host, int(port), timeout=30)
+    stream.request("GET", f"/games/{gid}/stream?view=every", headers=auth)
+    lines = stream.getresponse().fp
+    event = None
+    try:
+        while time.monotonic() < stop:
+            raw = lines.readline()
+            if not raw:
+                return  # the stream ended: the game is over
+            line = raw.decode().rstrip("\n")
+            if line.startswith("event: "):
+                event = line[7:]
+            elif line.startswith("data: ") and event == "state":
+                state = orjson.loads(line[6:])
+                if state["view"]["finished"]:
+                    return
+                offered = state["legal_moves"]
+                if offered and offered["moves"]:
+                    headers = {**auth, "If-Match": str(offered["version"])}
+                    t0 = time.perf_counter()
+                    move = rng.choice(offered["moves"])
+                    status, body = post.call("POST", f"/games/{gid}/moves", move, headers)
+                    while status == 429 and time.monotonic() < stop:  # the client address's budget
+                        REFUSED.append(1)
+                        time.sleep(0.05)
+                        t0 = time.perf_counter()
+                        status, body = post.call("POST", f"/games/{gid}/moves", move, headers)
+                    if status == 201:
+                        out.append(time.perf_counter() - t0)
+                    else:
+                        assert status in (412, 429), body  # 412: another seat moved first; the next state says
+    finally:
+        stream.close()
+
+
+def push_client(base: str, stop: float, out: list, seed: int) -> None:
+    """A table played through the push loop: a thread per seat, each on its own stream."""
+    c = Conn(base)
+    auth = {"Authorization": f"Bearer {API_KEY}"}
+    n = 0
+    while time.monotonic() < stop:
+        _, g = c.call(
+            "POST", "/games", {"game": "dalmuti", "players": [f"p{i}" for i in range(5)], "options": {"hands": 1}}, auth
+        )
+        seats = [
+            threading.Thread(target=_seat_loop, args=(base, g["id"], x["token"], stop, out, seed * 100 + n * 10 + i))
+            for i, x in enumerate(g["seats"])
+        ]
+        for t in seats:
+            t.start()
+        for t in seats:
+            t.join()
+        n += 1
 
 
 def bare_client(base: str, stop: float, out: list, seed: int) -> None:
@@ -81,6 +164,7 @@ def bare_client(base: str, stop: float, out: list, seed: int) -> None:
 
 def drive(fn, base: str, clients: int, seconds: float) -> tuple[float, list[float]]:
     samples: list[float] = []
+    REFUSED.clear()
     stop = time.monotonic() + seconds
     threads = [threading.Thread(target=fn, args=(base, stop, samples, i)) for i in range(clients)]
     t0 = time.monotonic()
@@ -104,7 +188,12 @@ def main() -> None:
         try:
             for clients in args.clients:
                 rows = {}
-                for name, fn, base in (("naipes", naipes_client, app_base), ("bare", bare_client, bare_base)):
+                loops = (
+                    ("naipes", naipes_client, app_base),
+                    ("push", push_client, app_base),
+                    ("bare", bare_client, bare_base),
+                )
+                for name, fn, base in loops:
                     rate, lat = drive(fn, base, clients, args.seconds)
                     rows[name] = rate
                     if rate > best.get(name, (0.0, 0, 0.0))[0]:
@@ -112,9 +201,12 @@ def main() -> None:
                     print(
                         f"{clients:3d} clients  {name:6s}  {rate:8.1f} moves/s"
                         f"  p50 {percentile(lat, 0.5) * 1000:6.2f} ms"
-                        f"  p99 {percentile(lat, 0.99) * 1000:6.2f} ms  ({len(lat)} moves)"
+                        f"  p99 {percentile(lat, 0.99) * 1000:6.2f} ms  ({len(lat)} moves, {len(REFUSED)} 429s)"
                     )
-                print(f"{clients:3d} clients  ratio naipes/bare {rows['naipes'] / rows['bare']:.2f}")
+                print(
+                    f"{clients:3d} clients  ratio naipes/bare {rows['naipes'] / rows['bare']:.2f}"
+                    f"  push/bare {rows['push'] / rows['bare']:.2f}"
+                )
             (n_rate, n_clients, n_p99), (b_rate, b_clients, _) = best["naipes"], best["bare"]
             print(
                 f"best: naipes {n_rate:.1f} moves/s at {n_clients} clients (p99 {n_p99 * 1000:.2f} ms), "
