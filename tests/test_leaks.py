@@ -76,9 +76,15 @@ class Ledger:
         hidden: dict[str, tuple] = {}
         shown: dict[str, tuple] = {}
         known: set[str] = set()  # cards named by strings the viewer has seen one by one (lost, received...)
+        blind: list = []  # Cego: the blind of the round in play, which its challenger takes into hand
         for e in self.events:
             if e["version"] > version:
                 break
+            for part in (e.get("private") or {}).values():
+                if isinstance(part, dict) and isinstance(part.get("blind"), list):
+                    blind = part["blind"]
+            if e["type"] == "Exchanged" and e["data"].get("step") == "keep" and e["data"].get("seat") == seat:
+                strings(blind, known)  # seen card by card as the challenger takes the blind (seed 003)
             fragments(e["data"], shown)
             strings(e["data"], known)
             for key, part in (e.get("private") or {}).items():
