@@ -69,17 +69,34 @@ def test_remaining_falls_with_each_request_and_comes_back_after_the_window(servi
     assert parse(again.headers["RateLimit"])["credential"][0] == 3
 
 
-def test_the_numbers_are_the_limiters_own_count_shared_by_every_process(service, monkeypatch):
-    one = _client(service, monkeypatch, "10 per minute")
-    other = _client(service, monkeypatch, "10 per minute")  # another worker over the same Redis
-    key = bearer(service.keys.create("shared", ["games"])["key"])
-    assert parse(one.get("/games", headers=key).headers["RateLimit"])["credential"][0] == 9
-    assert parse(other.get("/games", headers=key).headers["RateLimit"])["credential"][0] == 8
-    assert parse(one.get("/games", headers=key).headers["RateLimit"])["credential"][0] == 7
+def test_every_process_counts_into_one_shared_count(service, monkeypatch):
+    """Two web processes over one Redis: together they let through the quota, and at most the unflushed
+    shares over it (half of it); once over, both refuse; after their flushes Redis holds every request
+    and each process reads the shared count back."""
+    monkeypatch.delenv("NAIPES_WEB_WORKERS", raising=False)
+    apps = [create_app(service, rate_limit="10 per minute") for _ in range(2)]
+    one, other = (app.test_client() for app in apps)
+    made = service.keys.create("shared", ["games"])
+    key = bearer(made["key"])
+    codes = [(one if i % 2 == 0 else other).get("/games", headers=key).status_code for i in range(30)]
+    assert 10 <= codes.count(200) <= 15, codes
+    assert codes[-10:] == [429] * 10, codes
+    for app in apps:
+        app.extensions["naipes_rate_counts"].flush()
+    counters = list(service.redis.scan_iter(match=f"naipes:rate:key:{made['id']}:*"))
+    assert sum(int(service.redis.get(k)) for k in counters) == 30  # every request, once
+    for c in (one, other):
+        assert parse(c.get("/games", headers=key).headers["RateLimit"])["credential"][0] == 0
     # each route has its own count for a credential
     assert parse(one.get("/me", headers=key).headers["RateLimit"])["credential"][0] == 9
-    counters = [k for k in service.redis.scan_iter(match="*naipes:rate*") if b"shared" not in k]
-    assert counters, "the counts live in the service's Redis"
+
+
+def test_a_process_at_its_limit_is_exact(service, monkeypatch):
+    """One process alone never lets through more than the quota, however fast the requests."""
+    c = _client(service, monkeypatch, "40 per minute")
+    key = bearer(service.keys.create("exact", ["games"])["key"])
+    codes = [c.get("/games", headers=key).status_code for _ in range(60)]
+    assert codes == [200] * 40 + [429] * 20
 
 
 def test_a_request_without_a_key_sees_its_address_budget_too(service, monkeypatch):

@@ -166,6 +166,19 @@ def _printable(value):
     return value
 
 
+class NaipesFlask(Flask):
+    """Flask, asking once per function (not on every request) whether a hook or view is a coroutine:
+    the service has none, and the question costs an inspection per hook per request."""
+
+    _sync: dict = {}
+
+    def ensure_sync(self, func):
+        found = self._sync.get(func)
+        if found is None:
+            found = self._sync[func] = super().ensure_sync(func)
+        return found
+
+
 class StrictJSONProvider(DefaultJSONProvider):
     """Flask's JSON with :func:`strict_loads` for reading."""
 
@@ -190,9 +203,10 @@ def _strict_body():
     if not data.strip():
         return None
     try:
-        current_app.json.loads(data)
+        value = current_app.json.loads(data)
     except BadJSON as exc:
         return problem_response(400, "Invalid JSON body", str(exc), "bad-request")
+    request._cached_json = (value, value)  # what request.get_json() returns from here on: parsed once
     return None
 
 
@@ -262,9 +276,9 @@ def _errors_as_problems(resp: Response) -> Response:
 
 
 def create_app(service: Naipes | None = None, redis_url: str | None = None, *, rate_limit: str | None = None) -> Flask:
-    """``rate_limit``: Flask-Limiter limits per credential (default from
+    """``rate_limit``: the limits per credential (default from
     ``NAIPES_RATE_LIMIT``; ``"off"`` for none)."""
-    app = Flask("naipes")
+    app = NaipesFlask("naipes")
     app.config.update(
         API_TITLE=API_TITLE,
         API_VERSION=API_VERSION,
@@ -280,8 +294,7 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *, r
     else:
         bootstrap.wire(service, schedule=False)  # a caller's application: its scheduler is the caller's
     app.extensions["naipes"] = service
-    # a Redis Cluster client has no single connection pool: the limiter then counts in the cluster
-    attach_rate_limits(app, getattr(service.redis, "connection_pool", service.redis), rate_limit)
+    attach_rate_limits(app, service.redis, rate_limit)
 
     from service.web.examples import ExamplesPlugin
     from service.web.schemas import MovesPlugin

@@ -84,14 +84,6 @@ class NaipesApi(Api):
         detail = error.description or error.name
         if errors:
             detail = "the request does not fit the contract: " + _flatten(errors)
-        if error.code == 429:
-            detail = (
-                f"too many requests with this credential (limit: {error.description}); "
-                "retry after the seconds in Retry-After"
-            )
-            window = getattr(getattr(error, "limit", None), "limit", None)
-            headers_429 = {"Retry-After": str(max(1, int(window.get_expiry())) if window else 1)}
-            data = {**data, "headers": {**dict(data.get("headers") or {}), **headers_429}}
         kind = problems.for_status(error.code or 500)
         headers = dict(data.get("headers") or {})
         if error.code == 405 and hasattr(error, "valid_methods") and error.valid_methods:

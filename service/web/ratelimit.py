@@ -11,11 +11,11 @@ number of proxy hops, default 0) says how many proxies in front of the
 service append to ``X-Forwarded-For``: werkzeug's ProxyFix then takes the
 address that many hops back.  Without it, ``X-Forwarded-For`` is ignored.
 
-Flask-Limiter counts requests in fixed windows stored in the service's own
-Redis, so every gunicorn worker shares one count:
+Requests are counted in fixed windows shared through the service's own Redis
+by every gunicorn worker, without a round trip per request (:class:`Counts`):
 
-* ``NAIPES_RATE_LIMIT``: the limits per client and route (Flask-Limiter's
-  notation, several separated by ``;``), default ``100 per second``;
+* ``NAIPES_RATE_LIMIT``: the limits per client and route (the ``limits``
+  library's notation, several separated by ``;``), default ``100 per second``;
   ``off`` turns every limit off;
 * ``NAIPES_RATE_LIMIT_ADDRESS``: the budget of one client address over
   all routes, default ``300 per second``, whatever seat tokens it sends
@@ -29,9 +29,9 @@ Every limited response says where its caller stands, in the fields of
 draft-ietf-httpapi-ratelimit-headers (revision 10): ``RateLimit-Policy``
 (``"credential";q=100;w=1``, and ``"address";q=300;w=1`` when the address
 budget applies too) and ``RateLimit`` (``"credential";r=97;t=1``).  The
-numbers are the ones the limiter's own counting returned for this request
-(one Lua call per limit returns the count and the window's time to live), so
-they cost no further round trip.  A request over a limit gets 429
+numbers are the count as this process knows it when it counts the request:
+exact near the limit, where every request is added to the shared count at
+once.  A request over a limit gets 429
 problem+json with ``Retry-After``, the seconds until the exhausted window
 resets.  Health, metrics and the spec are never limited and carry no
 ``RateLimit`` fields.  See docs/rate-limits.md.
@@ -39,17 +39,18 @@ resets.  Health, metrics and the spec are never limited and carry no
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
-from dataclasses import dataclass, field
+import threading
+import time
+from dataclasses import dataclass
 
 import redis
 from apispec import BasePlugin
 from flask import Flask, current_app, g, request
-from flask_limiter import ApplicationLimit, Limiter
-from limits import RateLimitItem
-from limits.strategies import FixedWindowRateLimiter
+from limits import parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.core.ids import is_game_id
@@ -59,15 +60,6 @@ log = logging.getLogger("naipes.ratelimit")
 DEFAULT_LIMITS = "100 per second"
 DEFAULT_ADDRESS_LIMITS = "300 per second"
 EXEMPT_PREFIXES = ("/health", "/metrics", "/openapi", "/replay/", "/static/")
-
-
-def _storage(connection_pool) -> dict:
-    """Where the counts live: the service's Redis (its connection pool), or
-    the cluster when the service runs on Redis Cluster (a cluster client)."""
-    if hasattr(connection_pool, "get_nodes"):
-        nodes = ",".join(f"{n.host}:{n.port}" for n in connection_pool.get_nodes())
-        return {"storage_uri": f"redis+cluster://{nodes}"}
-    return {"storage_uri": "redis://", "storage_options": {"connection_pool": connection_pool}}
 
 
 @dataclass(frozen=True)
@@ -142,21 +134,8 @@ def _resolve() -> Client:
     return anonymous
 
 
-def credential_key() -> str:
-    c = client()
-    return f"{c.kind}:{c.name}"
-
-
-def address_key() -> str:
-    return f"addr:{client().address}"
-
-
 def _exempt() -> bool:
     return request.path.startswith(EXEMPT_PREFIXES)
-
-
-def _address_exempt() -> bool:
-    return _exempt() or client().kind == "key"
 
 
 def refuse_revoked() -> None:
@@ -180,23 +159,7 @@ def _limits(spec: str | None) -> list[str]:
     return [part.strip() for part in spec.split(";") if part.strip()]
 
 
-# ------------------------------------------------------------ what the limiter counted, told to the caller
-# INCRBY as limits' own fixed window does (the window starts at the first request), returning the key's
-# time to live with the count: one round trip per limit, as before
-_COUNT = """
-local current = redis.call("incrby", KEYS[1], ARGV[2])
-if tonumber(current) == tonumber(ARGV[2]) then
-    redis.call("expire", KEYS[1], ARGV[1])
-end
-local ttl = redis.call("pttl", KEYS[1])
-if ttl < 0 then
-    redis.call("expire", KEYS[1], ARGV[1])
-    ttl = tonumber(ARGV[1]) * 1000
-end
-return {current, ttl}
-"""
-
-
+# ------------------------------------------------------------ counting: in the process, reconciled with Redis
 @dataclass(frozen=True)
 class Window:
     """One limit as this request left it: ``kind`` credential or address, ``quota`` requests per
@@ -219,38 +182,127 @@ class Window:
 
 
 @dataclass
-class _Counted:
-    windows: list[Window] = field(default_factory=list)
+class _Count:
+    """One counter of one window, as this process knows it."""
+
+    ends: float  # when the window ends
+    known: int = 0  # the shared count as Redis last returned it to this process
+    pending: int = 0  # requests this process let through and has not yet added to Redis
 
 
-class CountingFixedWindow(FixedWindowRateLimiter):
-    """limits' fixed window whose hit keeps, for the request, the count and the time to live it read."""
+class Counts:
+    """Fixed windows counted in Redis, shared by every process, at no round trip per request.
 
-    def __init__(self, storage):
-        super().__init__(storage)
-        self._script = storage.get_connection().register_script(_COUNT)
+    A window is ``window`` seconds aligned on the clock; its shared count is one Redis key
+    (``<prefix>:<name>:<window>:<index>``, expiring with the window).
 
-    def hit(self, item: RateLimitItem, *identifiers: str, cost: int = 1) -> bool:
-        key = self.storage.prefixed_key(item.key_for(*identifiers))
-        used, ttl_ms = self._script([key], [item.get_expiry(), cost])
-        used = int(used)
-        counted = g.get("naipes_rate")
-        if counted is None:
-            counted = g.naipes_rate = _Counted()
-        kind = "address" if any(str(i).startswith("addr:") for i in identifiers) else "credential"
-        counted.windows.append(
-            Window(kind, item.amount, item.get_expiry(), used, max(0, math.ceil(int(ttl_ms) / 1000)))
-        )
-        return used <= item.amount
+    A process lets a request through on its own count while the requests it has not yet added stay
+    within its share of what is left of the quota as it last read it (that remainder over twice the
+    number of web processes).  Past its share, or near the quota, a request adds itself to the shared
+    count at once (one round trip) and is refused if that count is over the quota.  A background
+    flush adds every process's pending requests every FLUSH_SECONDS, in one pipeline.
+
+    So a caller far from its limit costs no round trip per request, and a caller at its limit is
+    counted exactly by each process; what other processes have not yet flushed is at most their
+    shares (together, half of what was left when they last read the count), flushed within
+    FLUSH_SECONDS."""
+
+    FLUSH_SECONDS = 0.05
+
+    def __init__(self, client, prefix: str, processes: int):
+        self.client = client
+        self.prefix = prefix
+        self.processes = max(1, processes)
+        self._counts: dict[str, _Count] = {}
+        self._lock = threading.Lock()
+        self._flusher_pid: int | None = None
+
+    def hit(self, name: str, quota: int, window: int, kind: str, now: float | None = None) -> Window:
+        now = time.time() if now is None else now
+        index = int(now // window)
+        ends = (index + 1) * window
+        key = f"{self.prefix}:{name}:{window}:{index}"
+        reset = max(0, math.ceil(ends - now))
+        with self._lock:
+            count = self._counts.get(key)
+            if count is None:
+                count = self._counts[key] = _Count(ends)
+            if count.pending + 1 <= (quota - count.known) // (2 * self.processes):
+                count.pending += 1
+                self._ensure_flusher()
+                return Window(kind, quota, window, count.known + count.pending, reset)
+            amount, count.pending = count.pending + 1, 0
+        try:
+            used = self._add({key: (amount, window)})[key]
+        except redis.RedisError:  # a Redis hiccup must not turn into refused requests: count here meanwhile
+            with self._lock:
+                count.pending += amount
+            return Window(kind, quota, window, count.known + count.pending, reset)
+        with self._lock:
+            count.known = max(count.known, used)
+        return Window(kind, quota, window, used, reset)
+
+    def _add(self, amounts: dict[str, tuple[int, int]]) -> dict[str, int]:
+        """Add to shared counts in one round trip; returns each key's new count."""
+        pipe = self.client.pipeline(transaction=False)
+        for key, (amount, window) in amounts.items():
+            pipe.incrby(key, amount)
+            pipe.expire(key, window + 1)
+        replies = pipe.execute()
+        return {key: int(replies[2 * i]) for i, key in enumerate(amounts)}
+
+    def flush(self, now: float | None = None) -> None:
+        """Add every pending count to Redis, and forget the windows that ended."""
+        now = time.time() if now is None else now
+        with self._lock:
+            for key in [k for k, c in self._counts.items() if c.ends < now and not c.pending]:
+                del self._counts[key]
+            due = {key: c for key, c in self._counts.items() if c.pending}
+            amounts = {key: (c.pending, int(key.rsplit(":", 2)[1])) for key, c in due.items()}
+            for c in due.values():
+                c.pending = 0
+        if not amounts:
+            return
+        try:
+            added = self._add(amounts)
+        except redis.RedisError:
+            with self._lock:
+                for key, c in due.items():
+                    c.pending += amounts[key][0]
+            return
+        with self._lock:
+            for key, c in due.items():
+                c.known = max(c.known, added[key])
+
+    def _ensure_flusher(self) -> None:
+        """The flush runs on a thread of each process (started after a fork, by the first request)."""
+        if self._flusher_pid == os.getpid():
+            return
+        self._flusher_pid = os.getpid()
+        threading.Thread(target=self._flush_forever, name="rate-limit-flush", daemon=True).start()
+
+    def _flush_forever(self) -> None:
+        while True:
+            time.sleep(self.FLUSH_SECONDS)
+            try:
+                self.flush()
+            except Exception:  # the thread must outlive any one failure
+                log.exception("could not flush the rate-limit counts")
+
+
+def web_processes() -> int:
+    """How many web processes share the counts: the start command's worker count."""
+    raw = os.environ.get("NAIPES_WEB_WORKERS", "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else max(2, os.cpu_count() or 1)
 
 
 def counted_windows() -> list[Window]:
     """The limits this request was counted against, credential first, shortest window first."""
-    counted = g.get("naipes_rate")
-    if counted is None:
+    windows = g.get("naipes_rate")
+    if not windows:
         return []
     order = {"credential": 0, "address": 1}
-    return sorted(counted.windows, key=lambda w: (order[w.kind], w.window))
+    return sorted(windows, key=lambda w: (order[w.kind], w.window))
 
 
 def policy_names(windows: list[Window]) -> list[str]:
@@ -283,20 +335,52 @@ def _rate_limit_headers(response):
     return response
 
 
-class CountingLimiter(Limiter):
-    """Flask-Limiter counting through :class:`CountingFixedWindow`."""
-
-    def init_app(self, app: Flask) -> None:
-        super().init_app(app)
-        if not isinstance(self._limiter, FixedWindowRateLimiter):
-            raise ValueError("the rate limits count in fixed windows")
-        self._limiter = CountingFixedWindow(self._storage)
+@functools.lru_cache(maxsize=256)
+def parsed(spec: str) -> tuple[tuple[int, int], ...]:
+    """(requests, window seconds) of each limit of a spec (``100 per second;2000 per hour``)."""
+    return tuple((item.amount, item.get_expiry()) for part in _limits(spec) for item in parse_many(part))
 
 
-def attach_rate_limits(
-    app: Flask, connection_pool, limits: str | None = None, address_limits: str | None = None
-) -> Limiter | None:
-    """The client address behind trusted proxies, the refusal of revoked keys and the rate limits."""
+class RateLimits:
+    """Counts each request against its caller's limits before the route runs (see the module's doc)."""
+
+    def __init__(self, counts: Counts, per_client: str, per_address: str):
+        self.counts = counts
+        self.per_client = per_client
+        self.per_address = per_address
+        parsed(per_client), parsed(per_address)  # a bad spec is named at start
+
+    def check(self) -> None:
+        if _exempt():
+            return
+        who = client()
+        route = request.endpoint or "unrouted"
+        windows: list[Window] = []
+        g.naipes_rate = windows
+        for quota, window in parsed(who.limits or self.per_client):
+            windows.append(self.counts.hit(f"{who.kind}:{who.name}:{route}", quota, window, "credential"))
+        if who.kind != "key":
+            for quota, window in parsed(self.per_address):
+                windows.append(self.counts.hit(f"addr:{who.address}", quota, window, "address"))
+        over = [w for w in windows if w.exceeded]
+        if over:
+            w = max(over, key=lambda w: w.reset)
+            whose = "from one client address" if w.kind == "address" else "with this credential on this route"
+            from service.core.errors import ProblemError
+
+            raise ProblemError(
+                429,
+                "Too Many Requests",
+                f"too many requests {whose} (limit: {w.quota} per {w.window} s); retry after the seconds in "
+                "Retry-After",
+                "too-many-requests",
+                headers={"Retry-After": str(max(1, w.reset))},
+            )
+
+
+def attach_rate_limits(app: Flask, client, limits: str | None = None, address_limits: str | None = None) -> None:
+    """The client address behind trusted proxies, the refusal of revoked keys and the rate limits
+    (``client``: the service's Redis, or its cluster client)."""
     hops = trusted_proxies()
     if hops:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops)
@@ -305,45 +389,18 @@ def attach_rate_limits(
     app.extensions["naipes_rate_limits"] = per_client
     if not per_client:
         app.before_request(refuse_revoked)
-        return None
+        return
     per_address = _limits(
         address_limits
         if address_limits is not None
         else os.environ.get("NAIPES_RATE_LIMIT_ADDRESS", DEFAULT_ADDRESS_LIMITS)
     )
     app.extensions["naipes_rate_limits_address"] = per_address
-    default = ";".join(per_client)
-
-    def per_credential() -> str:
-        """A key's own limits, else the service's."""
-        return client().limits or default
-
-    limiter = CountingLimiter(
-        credential_key,
-        app=app,
-        default_limits=[per_credential],
-        default_limits_exempt_when=_exempt,
-        application_limits=[
-            ApplicationLimit(
-                limit_provider=part,
-                key_function=address_key,
-                scope="address",
-                exempt_when=_address_exempt,
-                error_message=f"{part} from one client address",
-            )
-            for part in per_address
-        ],
-        # Flask-Limiter's X-RateLimit headers would cost a Redis round trip per limit on every request;
-        # the RateLimit fields come from the counts the limiter read (see CountingFixedWindow)
-        headers_enabled=False,
-        strategy="fixed-window",
-        **_storage(connection_pool),
-        key_prefix="naipes:rate",
-        swallow_errors=True,  # a Redis hiccup must not turn into refused moves
-    )
+    counts = Counts(client, "naipes:rate", web_processes())
+    app.extensions["naipes_rate_counts"] = counts
+    app.before_request(RateLimits(counts, ";".join(per_client), ";".join(per_address)).check)
     app.before_request(refuse_revoked)  # after the limits: a revoked key's requests count by address
     app.after_request(_rate_limit_headers)  # registered first: runs last, on the final response
-    return limiter
 
 
 # ------------------------------------------------------------ the fields in the contract
