@@ -236,3 +236,18 @@ def test_if_then_else_and_local_refs_are_converted():
     assert draft4.is_valid({"k": "b", "s": "x"}) and not draft4.is_valid({"k": "b", "n": 1})
     with pytest.raises(ValueError):
         openapi_schema({"prefixItems": [{"type": "integer"}]})
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_compiled_check_says_what_the_schema_says(service, game):
+    """A posted move is first checked by the compiled validator (``fast_move_checks``); it must take
+    exactly the moves the schema takes: every legal move of a played game, and each good or bad
+    instance of every move type."""
+    fast = catalogue.fast_move_checks(game)
+    slow = catalogue.move_validators(game)
+    moves = [{k: v for k, v in m.items() if k != "label"} for m in legal_moves_of_played_games(service, game, 120)]
+    for kind in catalogue.move_types(game):
+        moves += [m for m in _instances(game, kind) if m.get("type") in fast]
+    assert len(moves) > 100
+    for move in moves:
+        assert fast[move["type"]](move) == slow[move["type"]].is_valid(move), move
