@@ -194,7 +194,7 @@ class Counts:
     """Fixed windows counted in Redis, shared by every process, at no round trip per request.
 
     A window is ``window`` seconds aligned on the clock; its shared count is one Redis key
-    (``<prefix>:<name>:<window>:<index>``, expiring with the window).
+    (``<prefix>:<name>:<quota>:<window>:<index>``, expiring with the window).
 
     A process lets a request through on its own count while the requests it has not yet added stay
     within its share of what is left of the quota as it last read it (that remainder over twice the
@@ -221,7 +221,7 @@ class Counts:
         now = time.time() if now is None else now
         index = int(now // window)
         ends = (index + 1) * window
-        key = f"{self.prefix}:{name}:{window}:{index}"
+        key = f"{self.prefix}:{name}:{quota}:{window}:{index}"  # new limits count afresh
         reset = max(0, math.ceil(ends - now))
         with self._lock:
             count = self._counts.get(key)
