@@ -180,6 +180,24 @@ def test_idempotent_retry_returns_first_answer_and_appends_nothing(client, integ
     problem(client.post(f"/games/{g['id']}/moves", json=other, headers=h), 422)
 
 
+def test_a_retry_after_the_game_moved_on_still_gets_its_first_answer(client, integrator):
+    """The stored answer is read only when a move is refused: a retry arriving after other seats
+    have moved (its move no longer legal, the version past it) still gets the first answer."""
+    g = create(client, integrator)
+    seat, tok, v = _acting(client, g)
+    move = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(tok)).get_json()["moves"][0]
+    h = {**bearer(tok), "Idempotency-Key": "late-retry", "If-Match": str(v["version"])}
+    first = client.post(f"/games/{g['id']}/moves", json=move, headers=h)
+    assert first.status_code == 201
+    later = _acting(client, g)
+    assert later[0] != seat or later[2]["version"] != v["version"]
+    nxt = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(later[1])).get_json()["moves"][0]
+    assert client.post(f"/games/{g['id']}/moves", json=nxt, headers=bearer(later[1])).status_code == 201
+    again = client.post(f"/games/{g['id']}/moves", json=move, headers=h)
+    assert again.status_code == 201 and again.get_json()["replayed"] is True
+    assert again.get_json()["version"] == first.get_json()["version"]
+
+
 def test_many_clients_posting_at_one_version_get_exactly_one_success(app, client, integrator, redis_client):
     g = create(client, integrator)
     seat, tok, v = _acting(client, g)

@@ -46,10 +46,28 @@ class Moves:
         move = {k: v for k, v in move.items() if k != "label"}
         idem = f"{seat}:{idempotency_key}" if idempotency_key else None
         fingerprint = hashlib.sha256(dumps(move)).hexdigest() if idem else None
-        if idem:
-            prior = self.naipes.store.remember_response(game_id, idem)
+        try:
+            return self._move(game_id, seat, move, if_match, idem, fingerprint, actor, lang)
+        except ProblemError:
+            # a retry of a move already made: the game has moved on (its version, or the move no longer
+            # legal); its first answer is stored under the key.  Asked only on a refusal, so that the
+            # move itself costs one round trip, the append (whose script answers a retry that races it)
+            prior = self.naipes.store.remember_response(game_id, idem) if idem else None
             if prior is not None:
                 return self._replayed(prior, fingerprint)
+            raise
+
+    def _move(
+        self,
+        game_id: str,
+        seat: int,
+        move: dict,
+        if_match: int | None,
+        idem: str | None,
+        fingerprint: str | None,
+        actor: str | None,
+        lang: str,
+    ) -> dict:
         table = self.naipes.tables.table(game_id, trust_cache=True)
         for attempt in range(MAX_RETRIES):
             if if_match is not None and table["version"] != if_match:
