@@ -8,10 +8,13 @@ client is a table whose every seat follows its own event stream with
 ``?view=every`` (its view and legal moves pushed after each batch of events)
 and posts a move whenever it is offered some: one request per move.  The bare
 app answers the same two requests (one Redis GET, then JSON parsing and one
-XADD) on the same gunicorn configuration.  Latency is of
-the POSTs; moves per second count POSTs over the whole run.
+XADD) on the same gunicorn configuration.  The peer (``bench/peer``, run when
+Node.js is there) is boardgame.io with a shedding game of secret hands, as
+many tables as clients, every seat a socket.io client pushed its state.
+Latency is of the POSTs (of the peer's moves); moves per second count moves
+over the whole run.
 
-    .venv/bin/python bench/move_throughput.py [--clients 8] [--seconds 20]
+    .venv/bin/python bench/move_throughput.py [--clients 8 16] [--seconds 10] [--loops naipes push bare peer]
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import API_KEY, gunicorn, machine, percentile
+from bench.peer import run_peer
 from events.embedded import EmbeddedRedis
 
 REFUSED: list[int] = []  # 429s met (the client address's budget), counted per load
@@ -192,7 +196,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--clients", type=int, nargs="+", default=[4, 8, 16, 24, 32])
     ap.add_argument("--seconds", type=float, default=15)
-    ap.add_argument("--loops", nargs="+", default=["naipes", "push", "bare"], choices=["naipes", "push", "bare"])
+    ap.add_argument(
+        "--loops", nargs="+", default=["naipes", "push", "bare", "peer"], choices=["naipes", "push", "bare", "peer"]
+    )
     args = ap.parse_args()
     print(f"machine: {machine()}")
     with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(tmp) as server:
@@ -219,11 +225,27 @@ def main() -> None:
                         f"  p50 {percentile(lat, 0.5) * 1000:6.2f} ms"
                         f"  p99 {percentile(lat, 0.99) * 1000:6.2f} ms  ({len(lat)} moves, {len(REFUSED)} 429s)"
                     )
-                if "bare" in rows:
-                    print(
-                        f"{clients:3d} clients  ratio naipes/bare {rows.get('naipes', 0) / rows['bare']:.2f}"
-                        f"  push/bare {rows.get('push', 0) / rows['bare']:.2f}"
-                    )
+                if "peer" in args.loops:
+                    try:
+                        found = run_peer(clients, args.seconds)
+                    except RuntimeError as exc:
+                        print(f"{clients:3d} clients  peer    failed: {exc}")
+                        found = None
+                    if found is not None:
+                        rows["peer"] = found["moves_per_s"]
+                        print(
+                            f"{clients:3d} clients  peer    {found['moves_per_s']:8.1f} moves/s"
+                            f"  p50 {found['p50_ms']:6.2f} ms  p99 {found['p99_ms']:6.2f} ms"
+                            f"  ({found['moves']} moves; boardgame.io, {clients} tables)"
+                        )
+                ratios = [
+                    f"{a}/{b} {rows[a] / rows[b]:.2f}"
+                    for a in ("naipes", "push")
+                    for b in ("bare", "peer")
+                    if a in rows and b in rows and rows[b]
+                ]
+                if ratios:
+                    print(f"{clients:3d} clients  ratios  " + "  ".join(ratios))
             if "naipes" not in best or "bare" not in best:
                 return
             (n_rate, n_clients, n_p99), (b_rate, b_clients, _) = best["naipes"], best["bare"]
