@@ -154,7 +154,7 @@ class LegalMoves(MethodView):
 @blp.route("/games/<game_id:game_id>/moves")
 class Moves(MethodView):
     @credential(seat_token)
-    @blp.arguments(s.MoveSchema)
+    @blp.arguments(s.MoveSchema())  # one instance: webargs would build one per request from the class
     @blp.response(201, s.MoveResultSchema)
     @errors(400, 401, 403, 404, 409, 412, 413, 415, 422)
     @blp.doc(
