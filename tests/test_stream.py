@@ -5,8 +5,13 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections import Counter
 
+import redis
 import requests
+
+from service.core.naipes import Naipes
+from service.web import fanout
 
 from .conftest import bearer
 from .helpers import tokens
@@ -191,3 +196,82 @@ def test_open_streams_do_not_block_moves_under_gunicorn(redis_url, integrator):
             s.close()
         proc.terminate()
         proc.wait(15)
+
+
+def test_the_streams_of_a_game_share_one_reader_that_reads_each_batch_once(
+    live_server, service, redis_url, integrator, monkeypatch
+):
+    """Six streams of one game in one process (its four seats with view=every, two spectators) follow
+    the game through one reader: one blocking read of the log per batch, none for a stream's view or
+    legal moves; the seats' token checks are one read a second for them all.  The reader ends after
+    the last stream."""
+    monkeypatch.setattr(fanout, "WAIT_SECONDS", 0.5)  # a reader left alone ends within this
+    base = live_server.url
+    g = new_game(base, integrator)
+    gid, toks = g["id"], tokens(g)
+    hubs = live_server.app.extensions["naipes_fanout"]
+    other = Naipes(redis.Redis.from_url(redis_url))  # the moves come from elsewhere, as from another process
+    start = other.tables.table(gid)["version"]
+    got: list[list[tuple[str, int]]] = [[] for _ in range(6)]
+    stop = threading.Event()
+
+    def follow(i: int, params: dict, headers: dict) -> None:
+        with requests.get(f"{base}/games/{gid}/stream", params=params, headers=headers, stream=True, timeout=30) as r:
+            for kind, msg in sse(r, timeout=60):
+                if kind == "event":
+                    got[i].append((msg["event"], int(msg["id"])))
+                if stop.is_set():
+                    return
+
+    followers = [
+        threading.Thread(target=follow, args=(seat, {"view": "every"}, bearer(toks[seat]))) for seat in range(4)
+    ] + [threading.Thread(target=follow, args=(i, {}, {})) for i in (4, 5)]
+    for t in followers:
+        t.start()
+
+    def seen_by_all(version: int) -> None:
+        deadline = time.monotonic() + 15
+        while not all(any(v == version for _, v in mine) for mine in got):
+            assert time.monotonic() < deadline, f"not every stream showed version {version}: {got}"
+            time.sleep(0.01)
+
+    seen_by_all(start)  # every stream opened with its state
+    sent: Counter = Counter()
+    original = service.redis.execute_command
+
+    def counting(*args, **options):
+        sent[str(args[0]).upper()] += 1
+        return original(*args, **options)
+
+    monkeypatch.setattr(service.redis, "execute_command", counting)
+    t0 = time.monotonic()
+    moves = 0
+    rng = random.Random(7)
+    while moves < 12:
+        table = other.tables.table(gid)
+        seat = rng.choice(other.reads.state_view(gid, other.identity.viewer(gid, None))["to_act"])
+        move = rng.choice(other.reads.legal_moves(gid, other.identity.viewer(gid, toks[seat]))["moves"])
+        other.moves.move(gid, seat, move, if_match=table["version"])
+        moves += 1
+        seen_by_all(other.tables.table(gid)["version"])
+        assert hubs.hubs() == 1
+    elapsed = time.monotonic() - t0
+    monkeypatch.setattr(service.redis, "execute_command", original)
+
+    assert set(sent) <= {"XREAD", "HGETALL"}, sent  # no head check, no snapshot, no read of the log
+    assert sent["XREAD"] <= moves + elapsed / fanout.WAIT_SECONDS + 2, (sent, elapsed)
+    assert sent["HGETALL"] <= elapsed / fanout.TOKENS_SECONDS + 2, (sent, elapsed)
+    head = other.tables.table(gid)["version"]
+    for i, mine in enumerate(got):
+        events = [v for kind, v in mine if kind != "state"]
+        assert events == list(range(start + 1, head + 1)), f"stream {i}: every event once, in order"
+    for mine in got[:4]:  # each seat's last state is the game's head, after its events
+        assert mine[-1] == ("state", head)
+
+    stop.set()
+    for t in followers:
+        t.join(10)
+    deadline = time.monotonic() + 5
+    while hubs.hubs():
+        assert time.monotonic() < deadline, "the reader outlived its streams"
+        time.sleep(0.05)

@@ -13,7 +13,7 @@ from service.core.naipes import Naipes
 
 from .conftest import bearer
 from .helpers import tokens
-from .live import start_gunicorn
+from .live import live_server, start_gunicorn  # noqa: F401 - fixture
 from .test_stream import new_game, sse
 
 
@@ -78,6 +78,21 @@ def test_a_stream_ends_when_its_seat_token_is_replaced(redis_url, integrator):
         assert rest[-1] == ("comment", "credential no longer valid"), rest[-3:]
     finally:
         _stop(proc)
+
+
+def test_a_quiet_stream_ends_within_two_seconds_of_its_seat_token_being_replaced(live_server, redis_url, integrator):
+    live_server.app.config["NAIPES_SSE_HEARTBEAT"] = 15  # no heartbeat wakes it: the stream looks by itself
+    g = new_game(live_server.url, integrator)
+    with requests.get(
+        f"{live_server.url}/games/{g['id']}/stream", headers=bearer(tokens(g)[2]), stream=True, timeout=30
+    ) as r:
+        stream = sse(r, timeout=20)
+        next(msg for kind, msg in stream if kind == "event")  # its state: the stream is open
+        Naipes(redis.Redis.from_url(redis_url)).games.reissue(g["id"])
+        t0 = time.monotonic()
+        rest = list(stream)  # the server ends it
+        assert time.monotonic() - t0 < 3
+    assert rest == [("comment", "credential no longer valid")], rest
 
 
 def test_a_client_beyond_its_stream_cap_is_refused_while_others_are_served(redis_url, integrator):

@@ -17,11 +17,11 @@ from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
 from domain import table as tables
-from events.envelope import dumps
 from service.core import metrics
 from service.core.errors import ProblemError, not_found
 from service.core.identity import token_hash
 from service.web.base import ANY, app_service, bearer, errors, language, language_headers
+from service.web.fanout import Fanout, Hub
 from service.web.ratelimit import Client, client
 
 log = logging.getLogger("naipes.live")
@@ -40,8 +40,7 @@ MAX_STREAMS_PER_ADDRESS = max(
         int(os.environ.get("NAIPES_MAX_STREAMS_PER_ADDRESS", str(max(MAX_STREAMS_PER_CLIENT, MAX_STREAMS // 3)))),
     ),
 )
-RECHECK_SECONDS = 2.0  # a seat token is looked up again at most this often (keys: the key store's cache)
-BATCH = 500
+RECHECK_SECONDS = 2.0  # a replaced seat token or a revoked key ends its streams within this
 HELD_POLL_SECONDS = 1.0  # how often a stream held at an embargo's horizon looks whether it lifted
 VIEW_MODES = ("first", "every", "none")
 
@@ -232,10 +231,11 @@ class Stream(MethodView):
         release = _streams.acquire(client())
         metrics.STREAMS.inc()
         heartbeat = current_app.config.get("NAIPES_SSE_HEARTBEAT", HEARTBEAT_SECONDS)
-        holds = _credential_check(svc, game_id, viewer, credential)
+        holds = _credential_check(svc, viewer, credential)
         lang = language()  # read now: the body is sent after the request context is gone
+        fanout = current_app.extensions["naipes_fanout"]
         resp = Response(
-            _sse(svc, game_id, viewer, after, heartbeat, holds, release, lang, views, resumed),
+            _sse(svc, fanout, game_id, viewer, after, heartbeat, holds, release, lang, views, resumed),
             mimetype="text/event-stream",
         )
         resp.call_on_close(release)  # also when the body never started
@@ -245,11 +245,11 @@ class Stream(MethodView):
         return resp
 
 
-def _credential_check(svc, game_id: str, viewer, credential: str | None):
-    """A function telling why the stream's credential no longer holds (None while it does)."""
+def _credential_check(svc, viewer, credential: str | None):
+    """A function of the game's hub telling why the stream's credential no longer holds (None while it does)."""
     if viewer.kind == "integrator":
 
-        def key_holds() -> str | None:
+        def key_holds(_hub: Hub) -> str | None:
             rec = svc.keys.find(credential)  # the key store's cache: a revocation tells within seconds
             if rec is None:
                 return "credential no longer valid"
@@ -258,38 +258,22 @@ def _credential_check(svc, game_id: str, viewer, credential: str | None):
         return key_holds
     if viewer.kind == "seat":
         digest = token_hash(credential or "")
-        checked = [time.monotonic()]
 
-        def seat_holds() -> str | None:
-            now = time.monotonic()
-            if now - checked[0] < RECHECK_SECONDS:
-                return None
-            checked[0] = now
-            return None if svc.store.tokens(game_id).get(digest) == viewer.seat else "credential no longer valid"
+        def seat_holds(hub: Hub) -> str | None:  # the game's tokens, read by its hub at most a second ago
+            return None if hub.seat_of(digest) == viewer.seat else "credential no longer valid"
 
         return seat_holds
-    return lambda: None
-
-
-def _state(svc, game_id: str, viewer, lang: str) -> tuple[int, str, bool]:
-    """The ``state`` message: the caller's view and, when its seat must act, its legal moves; and
-    whether the view is the game's last (over, and no embargo holds anything back)."""
-    view = svc.reads.state_view(game_id, viewer)
-    moves = None
-    if viewer.kind == "seat" and viewer.seat in view["to_act"]:
-        moves = svc.reads.legal_moves(game_id, viewer, lang)
-    version = view["version"] if view["embargo"] is None else view["embargo"]["version"]
-    body = dumps({"version": version, "view": view, "legal_moves": moves}).decode()
-    return version, f"id: {version}\nevent: state\ndata: {body}\n\n", view["finished"] and view["embargo"] is None
+    return lambda _hub: None
 
 
 def _sse(
     svc,
+    fanout: Fanout,
     game_id: str,
     viewer,
     after: int,
     heartbeat: float,
-    holds=lambda: None,
+    holds=lambda _hub: None,
     release=lambda: None,
     lang: str = "en",
     views: str = "none",
@@ -297,54 +281,62 @@ def _sse(
 ):
     """The stream's body; releases its slot when the client goes, the game ends or the credential ends.
 
-    ``views``: when a ``state`` message is sent (``first``, ``every`` or ``none``).  A fresh stream
-    (``resumed`` False: neither Last-Event-ID nor ``after``) goes on with the events after the
-    state it shows; a resumed one with the events after its position, whatever state it shows.
-    The credential is checked again before every batch is sent and at every heartbeat."""
+    The game's hub (:mod:`service.web.fanout`) reads the log once for every stream of the game in this
+    process; this stream renders each version it reads as its caller may see it.  ``views``: when a
+    ``state`` message is sent (``first``, ``every`` or ``none``).  A fresh stream (``resumed`` False:
+    neither Last-Event-ID nor ``after``) goes on with the events after the state it shows; a resumed one
+    with the events after its position, whatever state it shows.  The credential is checked again
+    before every batch is sent and at least every RECHECK_SECONDS / 2 while the game is quiet."""
+    hub = None
     try:
         yield f": naipes event stream of game {game_id}\nretry: 2000\n\n"
+        hub = fanout.follow(svc, game_id)
         position = after
         if views != "none":
-            version, message, last = _state(svc, game_id, viewer, lang)
+            head = hub.head
+            version, message, last = hub.state(head, viewer, hub.sight(head, viewer), lang)
             position = position if resumed else version  # a fresh stream goes on after the state it shows
             yield message
             if last and position >= version:
                 return  # a finished game shown whole: nothing follows
-        beat = time.monotonic()
+        quiet = time.monotonic()
         while True:
-            batch = svc.reads.events(game_id, viewer, position, wait=heartbeat, limit=BATCH, lang=lang)
-            ended = holds()
+            ended = holds(hub)
             if ended:
                 yield f": {ended}\n\n"
                 return
-            for env in batch["events"]:
-                position = env["version"]
-                yield f"id: {position}\nevent: {env['type']}\ndata: {dumps(env).decode()}\n\n"
-            if not batch["events"]:
-                if batch.get("embargo") and position >= batch["version"]:
-                    # held at a duplicate round's horizon while the log goes on past it: the read above
-                    # returns at once (the log has events, none shown), so wait here for the embargo to lift
-                    time.sleep(min(heartbeat, HELD_POLL_SECONDS))
-                    if time.monotonic() - beat < heartbeat:
-                        continue
-                beat = time.monotonic()
-                yield ": heartbeat\n\n"
-            elif views == "every":
-                version, message, _last = _state(svc, game_id, viewer, lang)
-                if version == position:  # else newer events are on their way, and a state after them
-                    yield message
+            head = hub.head
+            seen = hub.sight(head, viewer)
+            # a caller held back by a duplicate round's embargo sees the log up to its horizon
+            held = seen.horizon is not None and not seen.full and not seen.own_seat
+            until = min(head.version, seen.horizon) if held else head.version
+            if position < until:
+                position, text = hub.events(head, seen, lang, position, until)
+                # a state after the batch, unless newer events are on their way (and a state after them)
+                if views == "every" and position == until and (held or hub.head is head):
+                    version, message, _last = hub.state(head, viewer, seen, lang)
+                    if version == position:
+                        text += message
+                yield text
+                quiet = time.monotonic()
+                if position < until:
+                    continue  # catching up
             # the end of a finished game's log; a caller held back by an embargo waits for it to lift
-            if (
-                position >= batch["version"]
-                and not batch.get("embargo")
-                and tables.outcome(svc.tables.table(game_id)) is not None
-            ):
+            if not held and position >= head.version and tables.outcome(head.table) is not None:
                 return
+            left = heartbeat - (time.monotonic() - quiet)
+            if left <= 0:
+                yield ": heartbeat\n\n"
+                quiet = time.monotonic()
+                continue
+            hub.wait(head.version, min(left, RECHECK_SECONDS / 2, HELD_POLL_SECONDS if held else left))
     except GeneratorExit:
         raise
     except Exception:  # the client reconnects with Last-Event-ID
         log.exception("event stream of game %s stopped", game_id)
     finally:
+        if hub is not None:
+            fanout.leave(hub)
         release()
 
 
@@ -446,5 +438,6 @@ def _move_result(resp: Response) -> str:
 def install(api, app) -> None:
     """Register the live routes and the metrics hooks on an application."""
     api.register_blueprint(live)
+    app.extensions["naipes_fanout"] = Fanout()  # the streams' readers, one per game followed here
     app.before_request(_before)
     app.after_request(_after)

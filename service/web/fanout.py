@@ -1,0 +1,245 @@
+"""The live streams' fan-out: one reader per game per process, shared by every stream of the game.
+
+The first stream of a game starts the game's :class:`Hub`: a thread (a greenlet under gunicorn's
+gevent worker, whose ``threading`` is gevent's) that blocks on the game's log, folds each batch of
+new events onto the table it holds (and hands that table to the game cache, so the next move here
+finds it current), keeps the latest events in memory and wakes the game's streams.  It ends when the
+last stream of the game has gone.  Each stream takes the hub's :class:`Head` (a version, the table
+at that version, the latest events) and renders what its caller may see of it through the one
+visibility decision (:mod:`service.core.sight`) and the same reads as ``GET /games/{id}`` and
+``/legal-moves`` (:class:`service.core.reads.Reads`), with no other round trip to Redis; streams
+that see a version alike (spectators, say) share one rendering of it.  A stream behind the events
+kept in memory (a resumed one) reads the log until it catches up.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+
+from domain import table as tables
+from events.envelope import dumps, loads
+from events.store import key as store_key
+from service.core import sight as sights
+from service.core import words
+from service.core.reads import Reads
+from service.core.sight import Sight
+
+log = logging.getLogger("naipes.live")
+
+BATCH = 500  # events a stream sends at once, at most
+RECENT = 512  # events a hub keeps in memory for the streams a little behind it
+WAIT_SECONDS = 5.0  # a reader's blocking read: a hub left without streams ends within this
+TOKENS_SECONDS = 1.0  # how long a hub trusts the game's seat tokens it read
+SHARED = 256  # renderings a version keeps for the streams that see it alike
+
+
+@dataclass(frozen=True)
+class Head:
+    """A game as its hub last read it."""
+
+    version: int
+    table: dict  # the table at ``version``
+    recent: tuple = ()  # the latest envelopes as stored, oldest first, the last one at ``version``
+    shared: dict = field(default_factory=dict, compare=False)  # renderings of this version, by what they show
+
+
+class Hub:
+    """The reader of one game in this process and the latest :class:`Head` it read."""
+
+    def __init__(self, fanout: Fanout, svc, game_id: str, table: dict):
+        self.fanout, self.svc, self.game_id = fanout, svc, game_id
+        self.head = Head(table["version"], table)
+        self.streams = 0  # counted by the fan-out, under its lock
+        self.failed: BaseException | None = None
+        self.changed = threading.Condition()
+        self._tokens: tuple[float, dict[str, int]] = (float("-inf"), {})
+
+    # -- the reader ------------------------------------------------------
+    def run(self) -> None:
+        try:
+            while self.fanout.keep(self):
+                head = self.head
+                envs = self._next(head.version)
+                if not envs:
+                    continue
+                first = envs[0]
+                if first["version"] != head.version + 1 or head.table.get("hash") not in (None, first["prev_hash"]):
+                    raise RuntimeError(f"the log of game {self.game_id} changed under its streams")
+                table = tables.fold(envs, head.table)
+                self.svc.tables.remember(self.game_id, table)
+                with self.changed:
+                    self.head = Head(table["version"], table, (head.recent + tuple(envs))[-RECENT:])
+                    self.changed.notify_all()
+        except Exception as exc:  # the streams end; their clients come back with Last-Event-ID
+            if self.streams:
+                log.exception("the reader of game %s stopped", self.game_id)
+            else:  # nobody was following any more (the process is ending, say)
+                log.debug("the reader of game %s stopped", self.game_id, exc_info=True)
+            self.fanout.drop(self)
+            with self.changed:
+                self.failed = exc
+                self.changed.notify_all()
+
+    def _next(self, after: int) -> list[dict]:
+        """The envelopes after version ``after`` (at most BATCH), waiting up to WAIT_SECONDS for the first.
+        One blocking XREAD on the game's stream answers with them (the store's ``wait`` and then its
+        ``read`` would be two round trips); each entry holds its envelope as the store writes it."""
+        found = self.svc.store.redis.xread(
+            {store_key(self.game_id, "events"): f"{after}-0"}, count=BATCH, block=int(WAIT_SECONDS * 1000)
+        )
+        if not found:
+            return []
+        # RESP2: [[name, entries]]; RESP3: {name: [entries]}
+        rows = next(iter(found.values()))[0] if isinstance(found, dict) else found[0][1]
+        return [loads(fields[b"e"]) for _id, fields in rows]
+
+    # -- for the streams -------------------------------------------------
+    def wait(self, version: int, timeout: float) -> None:
+        """Until the hub has read past ``version``, at most ``timeout`` seconds."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.head.version > version or self.failed is not None, timeout)
+        if self.failed is not None:
+            raise RuntimeError(f"the reader of game {self.game_id} stopped") from self.failed
+
+    def seat_of(self, digest: str) -> int | None:
+        """The seat a token (its hash) holds now, as the game's tokens were read at most
+        TOKENS_SECONDS ago (one read for every stream of the game)."""
+        at, found = self._tokens
+        now = time.monotonic()
+        if now - at >= TOKENS_SECONDS:
+            found = self.svc.store.tokens(self.game_id)
+            self._tokens = (now, found)
+        return found.get(digest)
+
+    def sight(self, head: Head, viewer) -> Sight:
+        """The caller's sight of the game at ``head``: the one decision, as every read takes it."""
+        return self.svc.visibility.sight(self.game_id, viewer, head.table)
+
+    def events(self, head: Head, seen: Sight, lang: str, after: int, until: int) -> tuple[int, str]:
+        """The events after ``after`` up to ``until`` (at most BATCH of them) as ``seen`` may see them,
+        as SSE messages, and the version of the last one."""
+        key = ("events", seen, lang, after, until)
+        done = head.shared.get(key)
+        if done is None:
+            stored, live = self._stored(head, after, until)
+            shown = []
+            for env in stored:
+                out = sights.envelope_for(env, seen)
+                if out is None:
+                    break
+                shown.append(out)
+            if not shown:
+                raise RuntimeError(f"the log of game {self.game_id} has no event after version {after}")
+            shown = words.label_events(head.table, shown, lang)
+            text = "".join(f"id: {e['version']}\nevent: {e['type']}\ndata: {dumps(e).decode()}\n\n" for e in shown)
+            done = (shown[-1]["version"], text)
+            if live:  # a batch of the events in memory is shared; a resumed stream's catching up is its own
+                self._share(head, key, done)
+        return done
+
+    def state(self, head: Head, viewer, seen: Sight, lang: str) -> tuple[int, str, bool]:
+        """The ``state`` message at ``head``: the caller's view as GET /games/{id} gives it and, when
+        its seat must act, its legal moves as GET /games/{id}/legal-moves gives them; its version; and
+        whether the view is the game's last (over, and no embargo holds anything back)."""
+        key = ("state", seen, lang)
+        done = head.shared.get(key)
+        if done is None:
+            reads = Reads(_AtHead(self.svc, self.game_id, head.table))
+            view = reads.state_view(self.game_id, viewer)
+            moves = None
+            if viewer.kind == "seat" and viewer.seat in view["to_act"]:
+                moves = reads.legal_moves(self.game_id, viewer, lang)
+            version = view["version"] if view["embargo"] is None else view["embargo"]["version"]
+            body = dumps({"version": version, "view": view, "legal_moves": moves}).decode()
+            last = view["finished"] and view["embargo"] is None
+            done = (version, f"id: {version}\nevent: state\ndata: {body}\n\n", last)
+            self._share(head, key, done)
+        return done
+
+    @staticmethod
+    def _share(head: Head, key: tuple, rendering: tuple) -> None:
+        if len(head.shared) < SHARED:
+            head.shared[key] = rendering
+
+    def _stored(self, head: Head, after: int, until: int) -> tuple[list[dict], bool]:
+        """Envelopes as stored with ``after < version <= until`` (at most BATCH), and whether they came
+        from memory (else from the log)."""
+        count = min(BATCH, until - after)
+        recent = head.recent
+        if recent and recent[0]["version"] <= after + 1:
+            start = after + 1 - recent[0]["version"]
+            return list(recent[start : start + count]), True
+        return self.svc.store.read(self.game_id, after, until, count=count), False
+
+
+class Fanout:
+    """The hubs of one process, a game each, started by a game's first stream and ended after its last."""
+
+    def __init__(self) -> None:
+        self._hubs: dict[str, Hub] = {}
+        self._lock = threading.Lock()
+
+    def follow(self, svc, game_id: str) -> Hub:
+        """The game's hub, started if need be, counting one more stream (see :meth:`leave`)."""
+        with self._lock:
+            hub = self._hubs.get(game_id)
+            if hub is not None:
+                hub.streams += 1
+                return hub
+        table = svc.tables.table(game_id)  # outside the lock: a round trip to Redis
+        with self._lock:
+            hub = self._hubs.get(game_id)
+            if hub is None:
+                hub = self._hubs[game_id] = Hub(self, svc, game_id, table)
+                threading.Thread(target=hub.run, name=f"naipes-stream-{game_id}", daemon=True).start()
+            hub.streams += 1
+            return hub
+
+    def leave(self, hub: Hub) -> None:
+        with self._lock:
+            hub.streams -= 1
+
+    def keep(self, hub: Hub) -> bool:
+        """Whether ``hub`` reads on: while it has streams; else it leaves the fan-out."""
+        with self._lock:
+            if hub.streams > 0 and self._hubs.get(hub.game_id) is hub:
+                return True
+            if self._hubs.get(hub.game_id) is hub:
+                del self._hubs[hub.game_id]
+            return False
+
+    def drop(self, hub: Hub) -> None:
+        with self._lock:
+            if self._hubs.get(hub.game_id) is hub:
+                del self._hubs[hub.game_id]
+
+    def hubs(self) -> int:
+        with self._lock:
+            return len(self._hubs)
+
+
+class _AtHead:
+    """The application as a stream's reads see it: the game's table is the hub's, not read again."""
+
+    def __init__(self, svc, game_id: str, table: dict):
+        self._svc = svc
+        self.tables = _TableAt(svc.tables, game_id, table)
+
+    def __getattr__(self, name: str):
+        return getattr(self._svc, name)
+
+
+class _TableAt:
+    """The game cache with one game's latest table fixed (every other call goes to the cache)."""
+
+    def __init__(self, cache, game_id: str, table: dict):
+        self._cache, self._game_id, self._table = cache, game_id, table
+
+    def table(self, game_id: str, **options) -> dict:
+        return self._table if game_id == self._game_id else self._cache.table(game_id, **options)
+
+    def __getattr__(self, name: str):
+        return getattr(self._cache, name)
