@@ -157,14 +157,16 @@ def push_client(base: str, stop: float, out: list, seed: int) -> None:
         )
         seats = [
             threading.Thread(
-                target=_seat_loop, args=(base, g["id"], x["token"], stop, out, seed * 100 + n * 10 + i, address(seed))
+                target=_seat_loop,
+                args=(base, g["id"], x["token"], stop, out, seed * 100 + n * 10 + i, address(seed)),
+                daemon=True,
             )
             for i, x in enumerate(g["seats"])
         ]
         for t in seats:
             t.start()
         for t in seats:
-            t.join()
+            t.join(timeout=max(0.0, stop + 5 - time.monotonic()))
         n += 1
 
 
@@ -179,17 +181,31 @@ def bare_client(base: str, stop: float, out: list, seed: int) -> None:
         assert status == 201
 
 
+class Samples(list):
+    """Latencies of the moves made before the run's end: a move answered after it (a seat waiting on a
+    stream that a stopped seat will never feed, say) is not counted."""
+
+    def __init__(self, stop: float):
+        super().__init__()
+        self.stop = stop
+
+    def append(self, latency: float) -> None:
+        if time.monotonic() <= self.stop:
+            super().append(latency)
+
+
 def drive(fn, base: str, clients: int, seconds: float) -> tuple[float, list[float]]:
-    samples: list[float] = []
+    """Moves per second over the run's ``seconds`` (moves made in it), and their latencies."""
     REFUSED.clear()
-    stop = time.monotonic() + seconds
-    threads = [threading.Thread(target=fn, args=(base, stop, samples, i)) for i in range(clients)]
     t0 = time.monotonic()
+    stop = t0 + seconds
+    samples = Samples(stop)
+    threads = [threading.Thread(target=fn, args=(base, stop, samples, i), daemon=True) for i in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
-    return len(samples) / (time.monotonic() - t0), samples
+        t.join(timeout=max(0.0, stop + 5 - time.monotonic()))  # a client still waiting then is left behind
+    return len(samples) / seconds, list(samples)
 
 
 def main() -> None:

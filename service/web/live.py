@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -396,10 +397,9 @@ def _after(resp: Response) -> Response:
     if t0 is None:
         return resp
     elapsed = time.perf_counter() - t0
-    # the route's pattern without its converters: /games/<game_id>/moves
-    rule = _CONVERTER.sub(r"<\1>", request.url_rule.rule) if request.url_rule is not None else "unmatched"
+    rule = _route(request.url_rule.rule) if request.url_rule is not None else "unmatched"
     status = resp.status_code
-    metrics.LATENCY.labels(route=rule, method=request.method).observe(elapsed)
+    _latency(rule, request.method).observe(elapsed)
     if status >= 400:
         metrics.ERRORS.labels(status=str(status)).inc()
     if rule == MOVES_RULE and request.method == "POST":
@@ -416,6 +416,18 @@ def _after(resp: Response) -> Response:
             extra={"status": status, "duration_ms": round(elapsed * 1000, 3)},
         )
     return resp
+
+
+@functools.lru_cache(maxsize=512)
+def _route(rule: str) -> str:
+    """The route's pattern without its converters: /games/<game_id>/moves."""
+    return _CONVERTER.sub(r"<\1>", rule)
+
+
+@functools.lru_cache(maxsize=512)
+def _latency(route: str, method: str):
+    """The latency histogram's child of a route and method (found once, not on every request)."""
+    return metrics.LATENCY.labels(route=route, method=method)
 
 
 def _game_type() -> str:
