@@ -192,19 +192,15 @@ def test_a_tournament_runs_on_the_cluster(cluster_service, cluster_worker):
 
 
 def test_deadlines_are_scheduled_and_enforced_on_the_cluster(cluster_service):
-    """The deadline job's code path (Deadlines.enforce_deadline) on the cluster; the
-    job is scheduled into RQ's Redis by the same append."""
+    """The deadline's code path (Deadlines.enforce_deadline) on the cluster; its entry is written
+    into the schedule on RQ's Redis after the append."""
     g = cluster_service.games.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1, "turn_seconds": 30})
     table = cluster_service.tables.table(g["id"])
     seat = next(int(s) for s, c in table["clock"].items() if c.get("deadline"))
-    from rq import Queue
-    from rq.registry import ScheduledJobRegistry
+    from service.core.timers import DEADLINES, entry_id
 
-    from service.core.timers import TIMERS, job_id
-
-    registry = ScheduledJobRegistry(queue=Queue(TIMERS, connection=cluster_service.queue_redis))
-    scheduled = job_id(g["id"], table["version"], seat, table["clock"][str(seat)]["deadline"])
-    assert scheduled in registry.get_job_ids()
+    scheduled = entry_id(g["id"], table["version"], seat, table["clock"][str(seat)]["deadline"])
+    assert cluster_service.queue_redis.zscore(DEADLINES, scheduled) is not None
     assert cluster_service.deadlines.enforce_deadline(g["id"], table["version"], seat) is True
     assert cluster_service.deadlines.enforce_deadline(g["id"], table["version"], seat) is False  # fired twice: nothing
     events = cluster_service.store.read(g["id"], after=table["version"])

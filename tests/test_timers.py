@@ -1,4 +1,5 @@
-"""Timed turns enforced by a real RQ worker process (with its scheduler) over real Redis."""
+"""Timed turns enforced by a real RQ worker process (with its scheduler) over real Redis: the
+schedule (``naipes:deadlines``), its claims in batches, leases, and the one round trip of a move."""
 
 from __future__ import annotations
 
@@ -11,15 +12,14 @@ import time
 
 import pytest
 import redis
-from rq.job import Job
-from rq.registry import ScheduledJobRegistry
+from rq import Queue
 
 from domain import table as tables
 from events.envelope import parse_time
 from service.core import timers
-from service.core.listing import RUNNING_TIMED
+from service.core.listing import DUE, RUNNING_TIMED
 from service.core.naipes import Naipes
-from workers.queues import LEAD_SECONDS, RECONCILE_SECONDS, DeadlineRegistry
+from workers.queues import RECONCILE_SECONDS
 
 from .conftest import ROOT, bearer
 from .helpers import create, tokens
@@ -139,29 +139,139 @@ def test_killed_worker_then_a_new_one_still_enforces_the_deadline_once(redis_url
         kill_group(second)
 
 
-def test_a_deadline_job_is_handed_out_just_before_its_millisecond_not_at_the_start_of_its_second(redis_client):
-    # RQ scores scheduled jobs in whole seconds; handing a job out up to a second early would make the worker
-    # wait on it and hold up the deadlines queued behind it: it goes out LEAD_SECONDS before its deadline
-    registry = DeadlineRegistry("naipes-test-precise", connection=redis_client)
-    redis_client.delete(registry.key)
-    late_in_second, early_in_second = timers.job_id("g", 3, 0, 1000.9), timers.job_id("g", 3, 1, 1000.4)
-    previous, next_second = timers.job_id("h", 7, 2, 999.95), timers.job_id("k", 1, 0, 1001.0)
-    redis_client.zadd(
-        registry.key,
-        {late_in_second: 1000, early_in_second: 1000, previous: 999, "another-job": 1000, next_second: 1001},
+@pytest.fixture()
+def own_db(redis_url):
+    """A database of the tests' Redis that nobody else uses: its schedule and queues are the test's."""
+    client = redis.Redis.from_url(redis_url.rsplit("/", 1)[0] + "/9")
+    client.flushdb()
+    yield client
+    client.flushdb()
+    client.close()
+
+
+def test_the_scheduler_claims_deadlines_when_due_many_to_a_job_and_again_when_a_lease_runs_out(own_db):
+    d = timers.entry_id
+    first, second = d("g1", 3, 0, 1000.0), d("g1", 3, 1, 1000.0)  # one game's seats: one job
+    other, later = d("g2", 5, 2, 1000.05), d("g3", 4, 0, 1000.5)
+    bot = d("g4", 7, 1, 1000.0, bot=True)
+    own_db.zadd(
+        timers.DEADLINES,
+        {
+            e: timers.score(e, parse)
+            for e, parse in [(first, 1000.0), (second, 1000.0), (other, 1000.05), (later, 1000.5), (bot, 1000.0)]
+        },
     )
-    registry.clock = lambda: 1000.5
-    assert sorted(registry.get_jobs_to_schedule()) == sorted(["another-job", early_in_second, previous])
-    registry.clock = lambda: 1000.9 - LEAD_SECONDS + 0.01
-    assert late_in_second in registry.get_jobs_to_schedule()
-    assert next_second not in registry.get_jobs_to_schedule()
-    registry.clock = lambda: 1001.0 - LEAD_SECONDS + 0.01
-    assert next_second in registry.get_jobs_to_schedule()
-    redis_client.zadd(registry.key, {"a-retry": 1001})  # other jobs keep RQ's whole seconds: none goes early
-    assert "a-retry" not in registry.get_jobs_to_schedule()
-    registry.clock = lambda: 1001.0
-    assert "a-retry" in registry.get_jobs_to_schedule()
-    redis_client.delete(registry.key)
+    dispatch = timers.Dispatcher(own_db)
+    queue, bots = Queue(timers.TIMERS, connection=own_db), Queue(timers.BOTS, connection=own_db)
+
+    assert dispatch(now=1000.0 - timers.LEAD_SECONDS - 0.05) == 0  # nothing is handed out before its lead
+    assert dispatch(now=1000.0) == 3  # those due by now + LEAD_SECONDS, in one job
+    [job] = queue.get_jobs()
+    assert job.func_name == "workers.jobs.enforce_deadlines" and job.args == ([first, second, other],)
+    assert own_db.zscore(timers.INFLIGHT, first) == 1000.0 + timers.LEASE_SECONDS
+    assert dispatch(now=1000.45) == 1 and queue.count == 2  # the next one, in a job of its own
+    # two jobs wait in the queue: the claims wait too, whatever is due (a burst stays in the schedule)
+    assert dispatch(now=1000.0 + timers.BOT_GRACE + 1) == 0
+    assert own_db.zscore(timers.DEADLINES, bot) is not None
+    queue.empty()
+    # the first job never ran (its worker died): once its lease runs out its entries are handed out again
+    assert dispatch(now=1000.0 + timers.LEASE_SECONDS - 0.01) == 0
+    assert dispatch(now=1000.0 + timers.LEASE_SECONDS + 0.01) == 3
+    assert queue.get_jobs()[0].args == ([first, second, other],)
+    queue.empty()
+    own_db.zrem(timers.INFLIGHT, first, second, other, later)  # as the jobs do when they are done
+    # a bot's turn, queued at once by its append, is handed out again BOT_GRACE later (on the bots' queue)
+    assert dispatch(now=1000.0 + timers.BOT_GRACE + 0.01) == 1
+    [bot_job] = bots.get_jobs()
+    assert bot_job.func_name == "workers.jobs.enforce_deadline" and bot_job.args == ("g4", 7, 1, 1000.0)
+    # entries forgotten an hour overdue
+    own_db.zadd(timers.DEADLINES, {d("g5", 1, 0, 10.0): 10.0})
+    queue.empty()
+    dispatch(now=10.0 + timers.FORGET_AFTER + 1)
+    assert own_db.zscore(timers.DEADLINES, d("g5", 1, 0, 10.0)) is None
+
+
+def test_a_claim_never_splits_a_games_deadlines(own_db, monkeypatch):
+    monkeypatch.setattr(timers, "CLAIM", 2)
+    seats = [timers.entry_id("g1", 3, seat, 1000.0) for seat in range(5)]
+    other = timers.entry_id("g2", 4, 0, 1000.0)
+    own_db.zadd(timers.DEADLINES, dict.fromkeys([*seats, other], 1000.0))
+    assert timers.Dispatcher(own_db)(now=1000.0) == 5  # the five seats of g1, though a claim takes two
+    assert Queue(timers.TIMERS, connection=own_db).get_jobs()[0].args == (seats,)
+    assert own_db.zrange(timers.DEADLINES, 0, -1) == [other.encode()]
+
+
+def test_a_game_whose_seats_all_run_out_at_once_is_timed_out_in_one_append_and_never_early(service):
+    # Dalmuti's revolution question: every seat acts at once; their deadlines come together
+    gid = service.games.create_game("dalmuti", list("abcdef"), {"turn_seconds": 0.4, "hands": 1})["id"]
+    table = service.tables.table(gid, fresh=True)
+    acting = [int(s) for s, c in table["clock"].items() if c.get("deadline")]
+    assert len(acting) > 1
+    assert service.deadlines.enforce_due(gid, table["version"]) == 0  # before the deadline: nothing
+    assert service.tables.table(gid, fresh=True)["version"] == table["version"]
+    time.sleep(max(c["deadline"] for c in table["clock"].values()) - time.time() + 0.01)
+    assert service.deadlines.enforce_due(gid, table["version"]) == len(acting)
+    after = service.store.read(gid, after=table["version"])
+    timed = [e for e in after if e["type"] == tables.TURN_TIMED_OUT]
+    assert sorted(e["data"]["seat"] for e in timed) == sorted(acting)
+    assert len({e["time"] for e in after}) == 1  # one append
+    assert all(parse_time(e["time"]) >= table["clock"][str(e["data"]["seat"])]["deadline"] for e in timed)
+    assert service.deadlines.enforce_due(gid, table["version"]) == 0  # again: stale, nothing
+
+
+class CountingConnection(redis.connection.Connection):
+    """A connection that counts what it sends: one count per round trip."""
+
+    sent = 0
+
+    def send_packed_command(self, command, check_health=True):
+        CountingConnection.sent += 1
+        return super().send_packed_command(command, check_health)
+
+
+def test_a_timed_append_writes_its_deadlines_in_its_own_round_trip(redis_url):
+    client = redis.Redis(connection_pool=redis.ConnectionPool.from_url(redis_url, connection_class=CountingConnection))
+    svc = Naipes(client, api_keys=["k"])
+    timers.attach_scheduler(svc)
+    gid = svc.games.create_game("dalmuti", list("abcd"), {"turn_seconds": 0.3, "hands": 1})["id"]
+    table = svc.tables.table(gid, fresh=True)
+    old = [entry for _s, _d, entry in timers.deadline_jobs(gid, table)]
+    assert all(client.zscore(timers.DEADLINES, e) is not None for e in old)
+    time.sleep(max(c["deadline"] for c in table["clock"].values()) - time.time() + 0.01)
+    CountingConnection.sent = 0
+    assert svc.deadlines.enforce_due(gid, table["version"], table=table) > 0
+    assert CountingConnection.sent == 1, "the append and its deadlines' writes are one round trip"
+    new = svc.tables.cached(gid)
+    fresh = timers.deadline_jobs(gid, new)
+    assert fresh and all(client.zscore(timers.DEADLINES, e) == pytest.approx(d) for _s, d, e in fresh)
+    assert not any(client.zscore(timers.DEADLINES, e) for e in old)  # the version left: dropped
+    assert client.zscore(DUE, gid) == pytest.approx(min(d for _s, d, _e in fresh))
+    client.close()
+
+
+def test_a_refused_append_writes_no_deadline(service):
+    from events.store import VersionConflict
+
+    gid = service.games.create_game("dalmuti", list("abcd"), {"turn_seconds": 30, "hands": 1})["id"]
+    table = service.tables.table(gid, fresh=True)
+    first, second = [int(s) for s, c in table["clock"].items() if c.get("deadline")][:2]
+    envs, new = service.appender.append_events(
+        gid,
+        table,
+        service.appender.timeout_events(table, second, "deadline"),
+        actor="worker",
+        stamp="2030-01-01T00:00:00.000Z",
+    )
+    assert service.deadlines.enforce_deadline(gid, table["version"], first)  # another append comes first
+    with pytest.raises(VersionConflict):
+        service.appender.commit(gid, table, new, envs)
+    winner = {e for _s, _d, e in timers.deadline_jobs(gid, service.tables.table(gid, fresh=True))}
+    loser = {e for _s, _d, e in timers.deadline_jobs(gid, new)} - winner
+    assert loser, "the refused append had deadlines of its own"
+    assert not any(service.queue_redis.zscore(timers.DEADLINES, e) for e in loser)
+    assert all(service.queue_redis.zscore(timers.DEADLINES, e) is not None for e in winner)
+    old = [e for _s, _d, e in timers.deadline_jobs(gid, table)]
+    assert not any(service.queue_redis.zscore(timers.DEADLINES, e) for e in old)
 
 
 def test_a_running_worker_takes_over_from_the_killed_scheduler(redis_url, client, integrator):
@@ -217,27 +327,28 @@ def test_a_deadline_job_outlasts_a_redis_restart(tmp_path, monkeypatch):
             srv.stop()
 
 
-def test_a_deadline_whose_job_was_lost_is_still_enforced(worker, client, integrator, service):
-    # RQ can lose a job a worker took off the queue when Redis or the worker died at that moment (it stays
-    # in RQ's intermediate queue); the scheduler's sweep of naipes:deadlines enqueues such a deadline again
+def test_a_deadline_whose_batch_was_lost_is_still_enforced(worker, client, integrator, service):
+    # a batch claimed and never run (the worker died under it, or RQ lost the job with Redis restarting):
+    # its lease runs out and the scheduler hands its entries out again
     from rq import Worker
 
     # the worker re-arms every deadline when it starts: let it start first (it registers after), then lose the job
     assert wait_for(lambda: any(w.pid == worker.pid for w in Worker.all(connection=service.queue_redis)), timeout=10)
     g = create(client, integrator, options={"turn_seconds": 1.0, "hands": 1})
     table = service.tables.table(g["id"], fresh=True)
-    deadlines = {int(s): c["deadline"] for s, c in table["clock"].items() if c.get("deadline")}
-    jobs = [timers.job_id(g["id"], table["version"], seat, d) for seat, d in deadlines.items()]
-    registry = ScheduledJobRegistry(timers.TIMERS, connection=service.queue_redis)
-    for job, deadline in zip(jobs, deadlines.values()):
-        assert service.queue_redis.zscore(timers.DEADLINES, job) == pytest.approx(deadline)
-        service.queue_redis.zrem(registry.key, job)  # the job is gone, as if a worker had taken it and died
-        service.queue_redis.delete(Job.key_for(job))
-    found = wait_for(lambda: timeouts(client, integrator, g["id"])[0], timeout=10)
-    assert found, "the deadline of the lost job was never enforced"
-    lateness = parse_time(found[0]["time"]) - deadlines[found[0]["data"]["seat"]]
-    assert timers.SWEEP_GRACE <= lateness <= timers.SWEEP_GRACE + 3.0, lateness
-    assert wait_for(lambda: not any(service.queue_redis.zscore(timers.DEADLINES, j) for j in jobs), timeout=5)
+    pending = timers.deadline_jobs(g["id"], table)
+    deadline = min(d for _s, d, _e in pending)
+    for _seat, _deadline, entry in pending:  # claimed at the deadline by a scheduler that then died
+        pipe = service.queue_redis.pipeline()
+        pipe.zrem(timers.DEADLINES, entry)
+        pipe.zadd(timers.INFLIGHT, {entry: deadline + timers.LEASE_SECONDS})
+        assert pipe.execute()[0] == 1, "the scheduler claimed it first"
+    found = wait_for(lambda: timeouts(client, integrator, g["id"])[0], timeout=15)
+    assert found, "the deadlines of the lost batch were never enforced"
+    lateness = parse_time(found[0]["time"]) - deadline
+    assert timers.LEASE_SECONDS - 0.2 <= lateness <= timers.LEASE_SECONDS + 3.0, lateness
+    entries = [e for _s, _d, e in pending]
+    assert wait_for(lambda: not any(service.queue_redis.zscore(timers.INFLIGHT, e) for e in entries), timeout=5)
 
 
 def test_deadlines_a_move_stored_but_never_scheduled_are_scheduled_by_the_workers(worker, client, integrator, service):
@@ -269,7 +380,9 @@ def test_reconcile_schedules_only_what_is_missing(service):
     table = service.tables.table(gid, fresh=True)
     for seat, entry in table["clock"].items():
         assert (
-            service.queue_redis.zscore(timers.DEADLINES, timers.job_id(gid, table["version"], seat, entry["deadline"]))
+            service.queue_redis.zscore(
+                timers.DEADLINES, timers.entry_id(gid, table["version"], seat, entry["deadline"])
+            )
             is not None
         )
     assert gid not in timers.reconcile(service)  # scheduled now: nothing to do
@@ -313,19 +426,12 @@ def test_timing_options_are_validated(client, integrator):
 
 
 def test_a_new_worker_schedules_again_deadlines_lost_with_the_queues(service, redis_url):
-    """Deadlines live in RQ's Redis; if its jobs are lost, a worker that starts arms every running
-    game's clock again (job ids are per game, version and seat, so nothing fires twice)."""
-    from rq import Queue
-    from rq.registry import ScheduledJobRegistry
-
-    from service.core.timers import TIMERS
-
+    """The schedule lives in RQ's Redis; if its entries are lost, a worker that starts arms every running
+    game's clock again (entries are per game, version and seat, so nothing fires twice)."""
     g = service.games.create_game("dalmuti", ["a", "b", "c", "d"], {"hands": 1, "turn_seconds": 1.0})
-    registry = ScheduledJobRegistry(queue=Queue(TIMERS, connection=service.queue_redis))
-    ours = [j for j in registry.get_job_ids() if g["id"] in j]
-    assert ours
-    for job in ours:  # the queues' Redis lost them
-        registry.remove(job, delete_job=True)
+    ours = [e for _s, _d, e in timers.deadline_jobs(g["id"], service.tables.table(g["id"]))]
+    assert ours and all(service.queue_redis.zscore(timers.DEADLINES, e) is not None for e in ours)
+    service.queue_redis.zrem(timers.DEADLINES, *ours)  # the queues' Redis lost them
     version = service.tables.table(g["id"])["version"]
     proc = start_worker(redis_url)
     try:
@@ -337,3 +443,71 @@ def test_a_new_worker_schedules_again_deadlines_lost_with_the_queues(service, re
     assert moved, "the lost deadline was not enforced"
     timeouts = [e for e in service.store.read(g["id"], after=version) if e["type"] == "TurnTimedOut"]
     assert len({(e["data"]["seat"], e["version"]) for e in timeouts}) == len(timeouts)
+
+
+def test_the_first_append_after_redis_forgot_the_scripts_still_writes_its_deadlines(service):
+    # a restarted Redis has no script loaded: the store's append runs its script again after the
+    # pipeline (whose deadline writes then ran before it); the entries are written all the same
+    service.redis.script_flush()
+    gid = service.games.create_game("dalmuti", list("abcd"), {"turn_seconds": 30, "hands": 1})["id"]
+    pending = timers.deadline_jobs(gid, service.tables.table(gid, fresh=True))
+    assert pending and all(service.queue_redis.zscore(timers.DEADLINES, e) is not None for _s, _d, e in pending)
+    assert service.redis.zscore(DUE, gid) == pytest.approx(min(d for _s, d, _e in pending))
+
+
+def test_the_timers_role_runs_its_worker_processes_and_they_stop_with_the_first(redis_url, monkeypatch):
+    from rq import Worker
+
+    from workers.__main__ import processes
+
+    monkeypatch.delenv("NAIPES_TIMER_WORKERS", raising=False)
+    assert processes(["timers"]) == 2 and processes(["bots"]) == 1 and processes([]) == 1
+    monkeypatch.setenv("NAIPES_TIMER_WORKERS", "3")
+    assert processes(["timers"]) == 3
+    monkeypatch.setenv("NAIPES_TIMER_WORKERS", "0")
+    with pytest.raises(SystemExit):
+        processes(["timers"])
+    monkeypatch.delenv("NAIPES_TIMER_WORKERS")
+    client = redis.Redis.from_url(redis_url)
+    env = {**os.environ, "REDIS_URL": redis_url, "PYTHONPATH": str(ROOT), "NAIPES_LOG_LEVEL": "WARNING"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workers", "timers"],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+
+        def ours():
+            return [
+                w
+                for w in Worker.all(connection=client)
+                if timers.TIMERS in w.queue_names() and (w.pid == proc.pid or _parent(w.pid) == proc.pid)
+            ]
+
+        assert wait_for(lambda: len(ours()) == 2, timeout=20), "the timers' role runs two workers"
+        pids = [w.pid for w in ours()]
+        proc.send_signal(signal.SIGTERM)  # as the start command stops it
+        proc.wait(30)
+        assert wait_for(lambda: not any(_alive(pid) for pid in pids), timeout=20), "a worker outlived the first"
+    finally:
+        kill_group(proc)
+        client.close()
+
+
+def _parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError):
+        return 0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

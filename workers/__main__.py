@@ -2,12 +2,20 @@
 
 ``python -m workers timers`` serves the timers' and the default queues only, ``python -m workers
 bots`` the bots' queue only: the start command runs one of each, so that a bot's thinking never
-holds up a deadline (``NAIPES_WORKER_QUEUES`` names the queues too, comma-separated)."""
+holds up a deadline (``NAIPES_WORKER_QUEUES`` names the queues too, comma-separated).
+
+Enforcing deadlines is CPU work (each timeout is decided, sealed and folded), so the timers' role
+runs ``NAIPES_TIMER_WORKERS`` worker processes (default 2: one per core of a small machine); they
+share the batches of deadlines the scheduler queues.  The extra ones are children of the first:
+stopping it (SIGTERM, SIGINT) stops them, and they stop should it die."""
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
+import signal
+import subprocess
 import sys
 import time
 
@@ -24,6 +32,7 @@ log = logging.getLogger("naipes.worker")
 
 
 ROLES = {"timers": [TIMERS, DEFAULT], "bots": [BOTS], "all": QUEUES}
+TIMER_WORKERS = "NAIPES_TIMER_WORKERS"  # worker processes of the timers' role (default 2)
 
 
 def served(args: list[str]) -> list[str]:
@@ -39,7 +48,53 @@ def served(args: list[str]) -> list[str]:
     return named or QUEUES
 
 
+def processes(args: list[str]) -> int:
+    """How many worker processes this command runs: NAIPES_TIMER_WORKERS for the timers' role, else one."""
+    if args[:1] != ["timers"]:
+        return 1
+    raw = os.environ.get(TIMER_WORKERS, "2")
+    if not raw.isdigit() or int(raw) < 1:
+        raise SystemExit(f"{TIMER_WORKERS}: a number of worker processes, 1 or more (not {raw!r})")
+    return int(raw)
+
+
+def _die_with_parent() -> None:
+    """In a child worker: SIGTERM when the first worker dies (Linux), so that none is left behind."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def start_children(count: int) -> list[subprocess.Popen]:
+    env = {**os.environ, TIMER_WORKERS: "1"}
+    return [
+        subprocess.Popen([sys.executable, "-m", "workers", *sys.argv[1:]], env=env, preexec_fn=_die_with_parent)
+        for _ in range(count - 1)
+    ]
+
+
+def stop_children(children: list[subprocess.Popen]) -> None:
+    for child in children:
+        if child.poll() is None:
+            child.terminate()
+    for child in children:
+        try:
+            child.wait(15)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
 def run() -> None:
+    children = start_children(processes(sys.argv[1:]))
+    try:
+        run_worker()
+    finally:
+        stop_children(children)
+
+
+def run_worker() -> None:
     level = os.environ.get("NAIPES_LOG_LEVEL", "WARNING").upper()
     from service.logs import configure
 

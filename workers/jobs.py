@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 import redis
 
 from service.core.naipes import Naipes
 
 _service: Naipes | None = None
+T = TypeVar("T")
 REDIS_PATIENCE = 30.0  # seconds a deadline job keeps trying while Redis is away
 
 
@@ -22,48 +25,54 @@ def service() -> Naipes:
     return _service
 
 
-def enforce_deadline(game_id: str, version: int, seat: int, deadline: float) -> bool:
-    """Time the seat out if the game still stands at ``version``.
-
-    The scheduler hands the job out just before its deadline
-    (``DeadlineRegistry``) and the job waits for it; one that arrives more
-    than a second early (another scheduler's clock, say) is scheduled again
-    at its deadline: a seat is never timed out before its time.
-    """
-    early = deadline - time.time()
-    if early > 1.0:
-        from rq import Queue
-
-        from service.core.timers import TIMERS, enqueue_deadline, job_id
-
-        enqueue_deadline(
-            Queue(TIMERS, connection=service().queue_redis),
-            game_id,
-            version,
-            seat,
-            deadline,
-            job_id(game_id, version, seat, deadline) + "-again",
-            at=deadline,
-        )
-        return False
-    if early > 0:
-        time.sleep(early)
-    from service.core.timers import DEADLINES, job_id
+def _patiently(game_id: str | None, version: int | None, work: Callable[[], T]) -> T:
+    """Run ``work`` until it ends, trying again while Redis restarts (or loads its file): a
+    deadline job that failed then would be lost to RQ's failed registry; enforcing twice is
+    harmless (the version decides)."""
     from service.logs import game_context
 
     give_up = time.monotonic() + REDIS_PATIENCE
     with game_context(game_id, version):
         while True:
             try:
-                done = service().deadlines.enforce_deadline(game_id, version, seat)
-                service().queue_redis.zrem(DEADLINES, job_id(game_id, version, seat, deadline))  # not lost
-                return done
+                return work()
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
-                # Redis restarting (or loading its file): a deadline job that failed now would be lost
-                # to RQ's failed registry; enforcing twice is harmless (the version decides)
                 if time.monotonic() > give_up:
                     raise
                 time.sleep(0.2)
+
+
+def enforce_deadlines(entries: list[str]) -> int:
+    """A batch of deadlines the scheduler claimed from the schedule (``naipes:deadlines``): each
+    game's due seats timed out in one append, never before their time
+    (:func:`service.core.timers.enforce_batch`).  Returns the seats timed out."""
+    from service.core.timers import enforce_batch
+
+    return _patiently(None, None, lambda: enforce_batch(service(), entries))
+
+
+def enforce_deadline(game_id: str, version: int, seat: int, deadline: float) -> bool:
+    """One seat's deadline: a bot's turn (the bot moves), or a person's seat timed out if the
+    game still stands at ``version``.
+
+    A call that comes more than a second early (another host's clock, say) puts the deadline
+    back in the schedule: a seat is never timed out before its time.
+    """
+    from service.core.timers import DEADLINES, EARLY_LIMIT, entry_id, forget
+
+    early = deadline - time.time()
+    if early > EARLY_LIMIT:
+        service().queue_redis.zadd(DEADLINES, {entry_id(game_id, version, seat, deadline): deadline})
+        return False
+    if early > 0:
+        time.sleep(early)
+
+    def enforce() -> bool:
+        done = service().deadlines.enforce_deadline(game_id, version, seat)
+        forget(service(), game_id, version, seat, deadline)  # done: not handed out again
+        return done
+
+    return _patiently(game_id, version, enforce)
 
 
 def continue_absent(game_id: str, version: int) -> bool:

@@ -11,68 +11,35 @@ from datetime import UTC
 
 import redis
 from rq import SimpleWorker
-from rq.registry import ScheduledJobRegistry
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, SCHEDULER_LOCKING_KEY_TEMPLATE, RQScheduler
 from rq.utils import utcparse
 
-from service.core.timers import QUEUES, TIMERS, due_at, reconcile, sweep_deadlines
+from service.core.timers import QUEUES, TIMERS, Dispatcher, reconcile
 
 log = logging.getLogger("naipes.worker")
 
 
-# How often the scheduler looks for due jobs.  RQ's scheduler polls once a
-# second and scores jobs in whole seconds; polling more often, with
-# DeadlineRegistry, hands a deadline job out just before its own moment.
+# How often the scheduler claims the deadlines due.  RQ's scheduler polls once a second and scores
+# jobs in whole seconds; deadlines are claimed from naipes' own schedule (LEAD_SECONDS ahead) at
+# every poll, and RQ's scheduled jobs (tournaments, webhooks' retries) are looked at as often.
 POLL_SECONDS = float(os.environ.get("NAIPES_SCHEDULER_POLL", "0.1"))
-SWEEP_SECONDS = 1.0  # how often the scheduler looks for deadlines whose job was lost
-LEAD_SECONDS = 0.2  # how long before its deadline a deadline job is handed to a worker
-RECONCILE_SECONDS = 5  # how often one of the workers looks for running games whose deadlines were never scheduled
+RECONCILE_SECONDS = 5  # how often one of the workers looks for running games whose deadlines were never written
 RECONCILE_LOCK = "naipes:deadlines:reconcile"
 
 
-class DeadlineRegistry(ScheduledJobRegistry):
-    """RQ's scheduled-job registry, handing out a deadline job LEAD_SECONDS
-    before its millisecond rather than at the start of its second.  RQ scores
-    jobs in whole seconds: a job would otherwise reach a worker up to a
-    second early and wait there, holding up the jobs behind it; handed out
-    just before its time, it waits at most LEAD_SECONDS (plus a poll) and is
-    on the worker when its deadline comes."""
-
-    clock = staticmethod(time.time)
-
-    def get_jobs_to_schedule(self, timestamp: int | None = None, chunk_size: int = 1000) -> list[str]:
-        now = self.clock()
-        rows = self.connection.zrangebyscore(
-            self.key, 0, int(now + LEAD_SECONDS), start=0, num=chunk_size, withscores=True
-        )
-        due = []
-        for raw, score in rows:
-            job = raw.decode()
-            if job.startswith("deadline-"):
-                if due_at(job, score) <= now + LEAD_SECONDS:
-                    due.append(job)
-            elif score <= now:  # other jobs (retries, tournaments, webhooks) keep RQ's whole seconds
-                due.append(job)
-        return due
-
-
 class NaipesScheduler(RQScheduler):
-    """RQ's scheduler, polling every POLL_SECONDS (heartbeat still once per
-    interval), and riding out a restart of Redis: RQ's own scheduler process
-    exits at the first connection error, and its worker would start another
+    """RQ's scheduler, polling every POLL_SECONDS (heartbeat still once per interval), handing
+    out the deadlines due in batches when it holds the timers' queue
+    (:class:`service.core.timers.Dispatcher`), and riding out a restart of Redis: RQ's own
+    scheduler process exits at the first connection error, and its worker would start another
     only at its next maintenance, minutes later."""
-
-    def prepare_registries(self, queue_names=None):
-        self._scheduled_job_registries = [
-            DeadlineRegistry(name, connection=self.connection, serializer=self.serializer)
-            for name in (queue_names or self._acquired_locks)
-        ]
 
     def work(self):
         self._install_signal_handlers()
         parent = os.getppid()
         self.register_birth()
-        last_beat = last_sweep = 0.0
+        last_beat = 0.0
+        dispatch = Dispatcher(self.connection)
         while True:
             if self._stop_requested:
                 self.stop()
@@ -87,11 +54,8 @@ class NaipesScheduler(RQScheduler):
                     self.heartbeat()
                     last_beat = time.monotonic()
                 self.enqueue_scheduled_jobs()
-                if TIMERS in self._acquired_locks and time.monotonic() - last_sweep >= SWEEP_SECONDS:
-                    last_sweep = time.monotonic()
-                    lost = sweep_deadlines(self.connection, time.time())
-                    if lost:
-                        log.warning("deadlines whose job was lost, enqueued again: %s", ", ".join(lost))
+                if TIMERS in self._acquired_locks:
+                    dispatch()
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
                 log.warning("scheduler: Redis unreachable (%s); trying again", exc)
             time.sleep(POLL_SECONDS)
@@ -114,10 +78,13 @@ class NaipesWorker(SimpleWorker):
       free.  So when the worker holding the scheduler is killed, another
       running worker takes over within seconds, instead of at RQ's
       maintenance ten minutes later;
-    * every RECONCILE_SECONDS one worker schedules, on a thread of its own,
+    * every RECONCILE_SECONDS one worker writes, on a thread of its own,
       the deadlines of running games that have none pending; it finds them
       in the index of games by when they are due a look, so a pass reads
       the games due, not every running game (:func:`service.core.timers.reconcile`).
+
+    The deadlines themselves come as batches the scheduler claimed from
+    ``naipes:deadlines`` (:class:`service.core.timers.Dispatcher`), a job each.
     """
 
     max_connection_wait_time = 1.0
@@ -242,7 +209,9 @@ def recover_scheduler_lock(client: redis.Redis) -> list[str]:
         if holder is None:
             continue
         meta = {k.decode(): v.decode() for k, v in client.hgetall(SCHEDULER_KEY_TEMPLATE % holder.decode()).items()}
-        stale = not meta
+        # no metadata: a scheduler that died before it wrote any, unless it took the lock a moment ago
+        # and is starting (RQ locks for 60 s more than the scheduler's interval, and beats each interval)
+        stale = not meta and client.ttl(lock) < 60 - STALE_AFTER
         if meta.get("last_heartbeat"):
             beat = utcparse(meta["last_heartbeat"]).replace(tzinfo=UTC).timestamp()
             stale = stale or time.time() - beat > STALE_AFTER

@@ -125,7 +125,7 @@ class Appender:
             snapshot=dumps(new),
             idempotency_key=idempotency_key,
             response=response,
-            also=self._due_mark(game_id, new),
+            also=self._due_mark(game_id, new, old),
         )
         if result.replayed is not None:
             return result.replayed
@@ -141,21 +141,29 @@ class Appender:
                 listener(game_id, new)
             except Exception:  # the move is stored; listeners catch up on their own
                 log.exception("a finished-game listener failed for game %s", game_id)
-        if self.naipes.scheduler is not None:
+        scheduler = self.naipes.scheduler
+        if scheduler is not None:  # what the append could not carry: bots' turns, continuations
             try:
-                self.naipes.scheduler(old or {}, new, game_id)
+                getattr(scheduler, "after_append", scheduler)(old or {}, new, game_id)
             except Exception:  # the move is stored; a lost timer must not fail it
                 log.exception("could not schedule the deadlines of game %s at version %s", game_id, new["version"])
         return None
 
-    @staticmethod
-    def _due_mark(game_id: str, table: dict) -> Callable[[Any], None] | None:
-        """What the append of a table with running clocks writes beside it, in
-        the same round trip: the game's mark in DUE at the time of the append.
-        Scheduling its deadlines moves the mark to the earliest of them
-        (:func:`service.core.timers.attach_scheduler`); a mark left at the time of an
-        append is a move stored whose deadlines were never scheduled, and the
-        workers' reconcile pass schedules them (:func:`service.core.timers.reconcile`)."""
-        if not any(entry.get("deadline") is not None for entry in (table.get("clock") or {}).values()):
+    def _due_mark(self, game_id: str, table: dict, old: dict | None = None) -> Callable[[Any], None] | None:
+        """What the append of a table writes beside it, in the same round trip: the game's mark
+        in DUE at the time of the append when a clock runs, and the scheduler's writes of its
+        deadlines when the schedule shares the games' Redis (the entries of ``table`` added, those
+        of ``old`` dropped: :meth:`service.core.timers.DeadlineScheduler.in_append`).  Writing
+        the deadlines moves the mark to the earliest of them; a mark left at the time of an append
+        is a move stored whose deadlines were never written, and the workers' reconcile pass
+        writes them (:func:`service.core.timers.reconcile`)."""
+        writes: list[Callable[[Any], None]] = []
+        if any(entry.get("deadline") is not None for entry in (table.get("clock") or {}).values()):
+            writes.append(lambda pipe: pipe.zadd(DUE, {game_id: _time.time()}))
+        in_append = getattr(self.naipes.scheduler, "in_append", None)
+        scheduled = in_append(game_id, old or {}, table) if in_append is not None else None
+        if scheduled is not None:
+            writes.append(scheduled)
+        if not writes:
             return None
-        return lambda pipe: pipe.zadd(DUE, {game_id: _time.time()})
+        return lambda pipe: [write(pipe) for write in writes]

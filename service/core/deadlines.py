@@ -1,5 +1,6 @@
-"""Turn deadlines: a seat timed out when its clock runs out, moves continued for absent seats,
-and every running clock scheduled again when workers start (RQ's side is :mod:`service.core.timers`)."""
+"""Turn deadlines: seats timed out when their clocks run out (every seat of a game that is due in
+one append), moves continued for absent seats, and every running clock scheduled again when
+workers start (the schedule and its batches are :mod:`service.core.timers`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from domain import table as tables
-from events.envelope import now_iso
+from events.envelope import now_iso, parse_time
 from events.store import VersionConflict
 from service.core import bots, facts, pages
 from service.core.errors import ProblemError
@@ -40,6 +41,60 @@ class Deadlines:
         except VersionConflict:
             return False
         return True
+
+    MAX_TIMEOUTS = 32  # seats one append times out
+
+    def enforce_due(self, game_id: str, version: int, *, table: dict | None = None) -> int:
+        """Time out, in one append, every person's seat whose deadline has passed, if the game is
+        still at ``version``: the earliest first, each followed by the moves of absent seats, as
+        one enforcement after another would (a seat whose deadline passes meanwhile included).
+        Bots' turns are left to the bots' queue.  ``table``: the game at ``version``, if the caller
+        has it (the append refuses it if the game moved on).
+
+        Returns the number of seats timed out; a stale or repeated call appends nothing."""
+        if table is None or table["version"] != version:
+            table = self.naipes.tables.table(game_id, fresh=True)
+        if table["version"] != version or table.get("frozen"):
+            return 0
+        stamp = now_iso()
+        now = parse_time(stamp)  # the timeouts' time: no deadline after it is enforced
+        envs: list[dict] = []
+        new_table, timed = table, []
+        while len(timed) < self.MAX_TIMEOUTS and len(envs) < self.naipes.appender.MAX_APPEND_EVENTS:
+            acting = facts.to_act(new_table)
+            due = [
+                (clock["deadline"], int(seat))
+                for seat, clock in (new_table.get("clock") or {}).items()
+                if clock.get("deadline") is not None
+                and clock["deadline"] <= now
+                and int(seat) in acting
+                and tables.bot(new_table, seat) is None
+            ]
+            if not due:
+                break
+            seat = min(due)[1]
+            more, new_table = self.naipes.appender.append_events(
+                game_id,
+                new_table,
+                self.naipes.appender.timeout_events(new_table, seat, "deadline"),
+                actor="worker",
+                stamp=stamp,
+            )
+            envs, new_table = self.naipes.appender.settle(game_id, envs + more, new_table, stamp)
+            timed.append(seat)
+        if not envs:
+            return 0
+        try:
+            self.naipes.appender.commit(game_id, table, new_table, envs)
+        except VersionConflict:
+            return 0
+        for seat in timed:
+            for hook in self.naipes.on_timeout:
+                try:
+                    hook(game_id, table, seat)
+                except Exception:  # the timeout is stored
+                    log.exception("a timeout hook failed for game %s", game_id)
+        return len(timed)
 
     def enforce_deadline(self, game_id: str, version: int, seat: int) -> bool:
         """Time a seat out if the game is still where the deadline was set.
@@ -83,9 +138,10 @@ class Deadlines:
     def rearm_deadlines(self) -> int:
         """Schedule again the deadline of every seat of every running timed game.
 
-        Job ids are unique to (game, version, seat), so re-scheduling a job
-        that exists replaces it: nothing runs twice.  Workers call this when
-        they start, so that deadlines lost with the queues' Redis come back;
+        Entries are unique to (game, version, seat), so writing one again
+        changes nothing, and an entry enforced twice appends nothing the second
+        time.  Workers call this when they start, so that deadlines lost with
+        the queues' Redis, or with a worker killed mid-batch, come back at once;
         it reads the running timed games (RUNNING_TIMED), not every game, and
         fills the listing's sets of a store written before them.
         Returns the number of games with a running clock.
