@@ -10,6 +10,7 @@ import threading
 import pytest
 from redis.connection import Connection
 
+from service.core.timers import DEADLINES, attach_scheduler, entry_id
 from service.web.app import create_app
 
 from .conftest import API_KEY, bearer
@@ -23,22 +24,35 @@ GAMES = {
 
 
 class Wire:
-    """Counts the commands (a pipeline or a script is one) this thread sends to Redis."""
+    """Counts the commands (a pipeline or a script is one) this thread sends to Redis.  Two reads that
+    come with time, not with moves, are counted apart in ``periodic``: a process's copy of a game's
+    seat tokens is read again every AUTH_TTL (2 s), and a rate-limit count crossing its share is
+    added at once."""
 
     def __init__(self, monkeypatch):
         self.sent = 0
+        self.periodic = 0
+        self.counted = 0  # the periodic reads that fell within the moves counted
         self.thread = threading.get_ident()
         original = Connection.send_packed_command
 
         def counting(conn, command, check_health=True):
             if threading.get_ident() == self.thread:
-                self.sent += 1
+                raw = command if isinstance(command, bytes) else b"".join(command)
+                if raw.startswith(b"*4\r\n$6\r\nCLIENT\r\n$7\r\nSETINFO"):
+                    pass  # a new connection's greeting (the pool opens one while another is busy): not a move's
+                elif (b"HGETALL" in raw and b":auth" in raw) or (b"INCRBY" in raw and b"naipes:rate:" in raw):
+                    self.periodic += 1
+                else:
+                    self.sent += 1
             return original(conn, command, check_health)
 
         monkeypatch.setattr(Connection, "send_packed_command", counting)
 
 
-def _play(c, wire, game: str, options: dict, moves: int, idempotent: bool) -> list[tuple[int, int, bool]]:
+def _play(
+    c, wire, game: str, options: dict, moves: int, idempotent: bool, games: list | None = None
+) -> list[tuple[int, int, bool]]:
     """Games played until ``moves`` moves: for each move after its seat's first request of its game
     (which loads the game's seat tokens and the key cache's answer for that token), the round trips
     of its legal moves and of its POST, and whether the POST finished the game."""
@@ -51,21 +65,30 @@ def _play(c, wire, game: str, options: dict, moves: int, idempotent: bool) -> li
         )
         assert made.status_code == 201, made.get_json()
         g = made.get_json()
+        if games is not None:
+            games.append(g["id"])
         toks = {s["seat"]: bearer(s["token"]) for s in g["seats"]}
         seen: set[int] = set()
         to_act = c.get(f"/games/{g['id']}", headers=bearer(API_KEY)).get_json()["to_act"]
         n = 0
         while to_act and len(out) < moves:
             seat = rng.choice(to_act)
-            before = wire.sent
-            listed = c.get(f"/games/{g['id']}/legal-moves", headers=toks[seat])
+            before, periodic = wire.sent, wire.periodic
+            at = {"REMOTE_ADDR": f"10.9.{len(games or [])}.{seat + 1}"}  # each player from an address of its own
+            listed = c.get(f"/games/{g['id']}/legal-moves", headers=toks[seat], environ_base=at)
             assert listed.status_code == 200, listed.get_json()
             middle = wire.sent
             headers = {**toks[seat], "Idempotency-Key": f"k{n}"} if idempotent else toks[seat]
-            r = c.post(f"/games/{g['id']}/moves", json=rng.choice(listed.get_json()["moves"]), headers=headers)
+            r = c.post(
+                f"/games/{g['id']}/moves",
+                json=rng.choice(listed.get_json()["moves"]),
+                headers=headers,
+                environ_base=at,
+            )
             assert r.status_code == 201, r.get_json()
             if seat in seen:
                 out.append((middle - before, wire.sent - middle, r.get_json()["finished"]))
+                wire.counted += wire.periodic - periodic
             seen.add(seat)
             to_act = r.get_json()["to_act"]
             n += 1
@@ -83,3 +106,22 @@ def test_a_move_is_one_round_trip_and_its_legal_moves_one(service, monkeypatch, 
     # a move that finishes the game also lists it among the finished and tells the listeners
     posts = [post for _, post, finished in played if not finished]
     assert len(posts) >= 30 and posts == [1] * len(posts), played
+    assert wire.counted <= len(played) // 4, wire.counted  # a game's tokens, a count's share: now and then
+
+
+def test_a_timed_move_writes_its_deadlines_in_the_same_round_trip(service, monkeypatch):
+    attach_scheduler(service)
+    c = create_app(service).test_client()
+    wire = Wire(monkeypatch)
+    games: list[str] = []
+    played = _play(c, wire, "dalmuti", {"turn_seconds": 60}, 30, idempotent=False, games=games)
+    assert games
+    posts = [post for _, post, finished in played if not finished]
+    assert len(posts) >= 20 and posts == [1] * len(posts), played
+    # and the schedule holds the deadlines of each game's latest version (written by that round trip)
+    entries = {e.decode() for e in service.queue_redis.zrange(DEADLINES, 0, -1)}
+    for gid in games:
+        table = service.tables.table(gid, fresh=True)
+        for seat, clock in (table.get("clock") or {}).items():
+            if clock.get("deadline") is not None:
+                assert entry_id(gid, table["version"], seat, clock["deadline"]) in entries, (gid, seat)
