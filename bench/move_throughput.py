@@ -6,7 +6,8 @@ move is a real ``POST /games/{id}/moves`` preceded by
 ``GET /games/{id}/legal-moves`` for the acting seat; and ``push``, where a
 client is a table whose every seat follows its own event stream with
 ``?view=every`` (its view and legal moves pushed after each batch of events)
-and posts a move whenever it is offered some: one request per move.  The bare
+and posts a move whenever it is offered some: one request per move; ``turn``
+is the same loop with ``?view=turn`` (a state only when the seat must act).  The bare
 app answers the same two requests (one Redis GET, then JSON parsing and one
 XADD) on the same gunicorn configuration.  The peer (``bench/peer``, run when
 Node.js is there) is boardgame.io with a shedding game of secret hands, as
@@ -104,7 +105,9 @@ def naipes_client(base: str, stop: float, out: list, seed: int) -> None:
             to_act = body["to_act"]
 
 
-def _seat_loop(base: str, gid: str, token: str, stop: float, out: list, seed: int, source: str) -> None:
+def _seat_loop(
+    base: str, gid: str, token: str, stop: float, out: list, seed: int, source: str, view: str = "every"
+) -> None:
     """One seat following its own stream with ``view=every``: it posts a move whenever a state offers
     it moves, and reads nothing else (one request per move)."""
     rng = random.Random(seed)
@@ -112,7 +115,7 @@ def _seat_loop(base: str, gid: str, token: str, stop: float, out: list, seed: in
     auth = {"Authorization": f"Bearer {token}"}
     host, port = base.removeprefix("http://").split(":")
     stream = http.client.HTTPConnection(host, int(port), timeout=30, source_address=(source, 0))
-    stream.request("GET", f"/games/{gid}/stream?view=every", headers=auth)
+    stream.request("GET", f"/games/{gid}/stream?view={view}", headers=auth)
     lines = stream.getresponse().fp
     event = None
     try:
@@ -146,8 +149,9 @@ def _seat_loop(base: str, gid: str, token: str, stop: float, out: list, seed: in
         stream.close()
 
 
-def push_client(base: str, stop: float, out: list, seed: int) -> None:
-    """A table played through the push loop: a thread per seat, each on its own stream."""
+def push_client(base: str, stop: float, out: list, seed: int, view: str = "every") -> None:
+    """A table played through the push loop: a thread per seat, each on its own stream (``view=every``:
+    a state after every batch; ``view=turn``: only when the seat must act)."""
     c = Conn(base, address(seed))
     auth = {"Authorization": f"Bearer {API_KEY}"}
     n = 0
@@ -158,7 +162,7 @@ def push_client(base: str, stop: float, out: list, seed: int) -> None:
         seats = [
             threading.Thread(
                 target=_seat_loop,
-                args=(base, g["id"], x["token"], stop, out, seed * 100 + n * 10 + i, address(seed)),
+                args=(base, g["id"], x["token"], stop, out, seed * 100 + n * 10 + i, address(seed), view),
                 daemon=True,
             )
             for i, x in enumerate(g["seats"])
@@ -168,6 +172,10 @@ def push_client(base: str, stop: float, out: list, seed: int) -> None:
         for t in seats:
             t.join(timeout=max(0.0, stop + 5 - time.monotonic()))
         n += 1
+
+
+def turn_client(base: str, stop: float, out: list, seed: int) -> None:
+    push_client(base, stop, out, seed, view="turn")
 
 
 def bare_client(base: str, stop: float, out: list, seed: int) -> None:
@@ -213,7 +221,10 @@ def main() -> None:
     ap.add_argument("--clients", type=int, nargs="+", default=[4, 8, 16, 24, 32])
     ap.add_argument("--seconds", type=float, default=15)
     ap.add_argument(
-        "--loops", nargs="+", default=["naipes", "push", "bare", "peer"], choices=["naipes", "push", "bare", "peer"]
+        "--loops",
+        nargs="+",
+        default=["naipes", "push", "turn", "bare", "peer"],
+        choices=["naipes", "push", "turn", "bare", "peer"],
     )
     args = ap.parse_args()
     print(f"machine: {machine()}")
@@ -227,6 +238,7 @@ def main() -> None:
                 loops = (
                     ("naipes", naipes_client, app_base),
                     ("push", push_client, app_base),
+                    ("turn", turn_client, app_base),
                     ("bare", bare_client, bare_base),
                 )
                 for name, fn, base in loops:
@@ -256,7 +268,7 @@ def main() -> None:
                         )
                 ratios = [
                     f"{a}/{b} {rows[a] / rows[b]:.2f}"
-                    for a in ("naipes", "push")
+                    for a in ("naipes", "push", "turn")
                     for b in ("bare", "peer")
                     if a in rows and b in rows and rows[b]
                 ]

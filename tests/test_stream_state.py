@@ -13,6 +13,7 @@ import random
 import threading
 
 import orjson
+import pytest
 import requests
 
 from .conftest import bearer
@@ -85,10 +86,13 @@ def test_a_resumed_stream_sends_no_state_unless_asked(live_server, integrator):
     assert r.status_code == 422 and "view" in r.text
 
 
-def test_seats_play_a_whole_game_from_their_streams_with_one_request_per_move(live_server, integrator):
-    """Each seat follows its own stream with view=every and posts a move whenever a state offers it
-    moves: no reads besides the streams."""
+@pytest.mark.parametrize("view", ["every", "turn"])
+def test_seats_play_a_whole_game_from_their_streams_with_one_request_per_move(live_server, integrator, view):
+    """Each seat follows its own stream with view=every (a state after every batch) or view=turn (a
+    state only when the seat must act) and posts a move whenever a state offers it moves: no reads
+    besides the streams."""
     base = live_server.url
+    idle_states: list[int] = []  # states after the first that offered the seat nothing
     g = new_game(base, integrator)
     gid, toks = g["id"], tokens(g)
     posts: list[int] = []
@@ -100,11 +104,12 @@ def test_seats_play_a_whole_game_from_their_streams_with_one_request_per_move(li
         try:
             with requests.get(
                 f"{base}/games/{gid}/stream",
-                params={"view": "every"},
+                params={"view": view},
                 headers=bearer(toks[seat]),
                 stream=True,
                 timeout=60,
             ) as r:
+                first = True
                 for kind, msg in sse(r, timeout=60):
                     if kind != "event" or msg["event"] != "state":
                         continue
@@ -112,6 +117,10 @@ def test_seats_play_a_whole_game_from_their_streams_with_one_request_per_move(li
                     if state["view"]["finished"]:
                         return
                     offered = state["legal_moves"]
+                    if not first and not (offered and offered["moves"]):
+                        with lock:
+                            idle_states.append(seat)
+                    first = False
                     if offered and offered["moves"]:
                         move = rng.choice(offered["moves"])
                         p = requests.post(
@@ -137,3 +146,7 @@ def test_seats_play_a_whole_game_from_their_streams_with_one_request_per_move(li
     final = requests.get(f"{base}/games/{gid}").json()
     assert final["finished"], "the game was played to its end from the streams alone"
     assert posts.count(201) >= 20 and posts.count(412) <= posts.count(201)
+    if view == "turn":  # every state after the first came with the seat's turn
+        assert not idle_states, idle_states
+    else:  # every batch brought each seat a state, its turn or not
+        assert idle_states

@@ -18,7 +18,7 @@ from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
 from domain import table as tables
-from service.core import metrics
+from service.core import facts, metrics
 from service.core.errors import ProblemError, not_found
 from service.core.identity import token_hash
 from service.web.base import ANY, app_service, bearer, errors, language, language_headers
@@ -43,7 +43,7 @@ MAX_STREAMS_PER_ADDRESS = max(
 )
 RECHECK_SECONDS = 2.0  # a replaced seat token or a revoked key ends its streams within this
 HELD_POLL_SECONDS = 1.0  # how often a stream held at an embargo's horizon looks whether it lifted
-VIEW_MODES = ("first", "every", "none")
+VIEW_MODES = ("first", "every", "turn", "none")
 
 live = Blueprint(
     "live",
@@ -66,7 +66,9 @@ class StreamQuerySchema(ma.Schema):
             "description": "When the stream sends a `state` message (the caller's view of the game and, when "
             "the caller's seat must act, its legal moves): `first` once as the stream opens (the default "
             "without Last-Event-ID or `after`), `every` as it opens and after every batch of events (a seat then "
-            "needs no other request than its moves), `none` never (the default when resuming)"
+            "needs no other request than its moves), `turn` as it opens and after a batch that leaves the caller's "
+            "seat to act (its turn and its moves; the events between tell the rest), `none` never (the default "
+            "when resuming)"
         },
     )
     token = fields.String(
@@ -173,7 +175,18 @@ def _drop(counter: Counter, name: str) -> None:
 _streams = StreamSlots(MAX_STREAMS, MAX_STREAMS_PER_CLIENT, MAX_STREAMS_PER_ADDRESS)
 
 
-@live.route("/games/<game_id:game_id>/stream")
+LAST_EVENT_ID = {
+    "in": "header",
+    "name": "Last-Event-ID",
+    "required": False,
+    "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    "description": "The version of the last event received; the stream resumes after it",
+    "example": "42",
+}
+
+
+# the header is a parameter of the route: a list in the operation's own doc would replace the query's
+@live.route("/games/<game_id:game_id>/stream", parameters=[LAST_EVENT_ID])
 class Stream(MethodView):
     @live.arguments(StreamQuerySchema, location="query")
     @live.doc(
@@ -196,15 +209,6 @@ class Stream(MethodView):
             "`: credential no longer valid`) when its key is revoked or its seat token replaced. A client "
             "may follow a bounded number of streams at once (429 beyond it), the server too (503)."
         ),
-        parameters=[
-            {
-                "in": "header",
-                "name": "Last-Event-ID",
-                "required": False,
-                "schema": {"type": "string", "pattern": "^[0-9]+$"},
-                "description": "The version of the last event received; the stream resumes after it",
-            }
-        ],
         responses={
             "200": {
                 "description": "An event stream (text/event-stream)",
@@ -314,7 +318,8 @@ def _sse(
             if position < until:
                 position, text = hub.events(head, seen, lang, position, until)
                 # a state after the batch, unless newer events are on their way (and a state after them)
-                if views == "every" and position == until and (held or hub.head is head):
+                wanted = views == "every" or (views == "turn" and _acting(viewer, head.table))
+                if wanted and position == until and (held or hub.head is head):
                     version, message, _last = hub.state(head, viewer, seen, lang)
                     if version == position:
                         text += message
@@ -428,6 +433,11 @@ def _route(rule: str) -> str:
 def _latency(route: str, method: str):
     """The latency histogram's child of a route and method (found once, not on every request)."""
     return metrics.LATENCY.labels(route=route, method=method)
+
+
+def _acting(viewer, table: dict) -> bool:
+    """Whether the caller is a seat the table waits for (a stream with ``view=turn`` then sends a state)."""
+    return viewer.kind == "seat" and viewer.seat in facts.to_act(table)
 
 
 def _game_type() -> str:
