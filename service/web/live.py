@@ -67,8 +67,8 @@ class StreamQuerySchema(ma.Schema):
             "the caller's seat must act, its legal moves): `first` once as the stream opens (the default "
             "without Last-Event-ID or `after`), `every` as it opens and after every batch of events (a seat then "
             "needs no other request than its moves), `turn` as it opens and after a batch that leaves the caller's "
-            "seat to act (its turn and its moves; the events between tell the rest), `none` never (the default "
-            "when resuming)"
+            "seat to act (its turn and its moves; the events between tell the rest) or ends the game, `none` "
+            "never (the default when resuming)"
         },
     )
     token = fields.String(
@@ -436,8 +436,9 @@ def _latency(route: str, method: str):
 
 
 def _acting(viewer, table: dict) -> bool:
-    """Whether the caller is a seat the table waits for (a stream with ``view=turn`` then sends a state)."""
-    return viewer.kind == "seat" and viewer.seat in facts.to_act(table)
+    """Whether a stream with ``view=turn`` sends a state after a batch that leaves ``table``: the caller
+    is a seat the table waits for, or the game is over (its final state)."""
+    return tables.outcome(table) is not None or (viewer.kind == "seat" and viewer.seat in facts.to_act(table))
 
 
 def _game_type() -> str:
