@@ -172,9 +172,7 @@ def move_validators(game_type: str) -> dict[str, jsonschema.protocols.Validator]
 def fast_move_checks(game_type: str) -> dict[str, Callable[[object], bool]]:
     """Whether a move fits its type's schema, compiled to native code (jsonschema-rs) once per game.
     A move it refuses is checked again by :func:`move_validators`, whose error names the field."""
-    return {
-        kind: jsonschema_rs.validator_for(spec["schema"]).is_valid for kind, spec in move_types(game_type).items()
-    }
+    return {kind: jsonschema_rs.validator_for(spec["schema"]).is_valid for kind, spec in move_types(game_type).items()}
 
 
 _DETAIL = 300  # a detail quotes at most this much of what was sent
