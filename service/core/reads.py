@@ -123,13 +123,7 @@ class Reads:
         version, _ = self.naipes.store.head(game_id)
         table = self.naipes.tables.table(game_id)
         seen = self.naipes.visibility.sight(game_id, viewer, table)
-        shown = []
-        for env in envs:
-            out = sights.envelope_for(env, seen)
-            if out is None:
-                break
-            shown.append(out)
-        shown = words.label_events(table, shown, lang)
+        shown = words.label_events(table, sights.envelopes_for(envs, seen), lang)
         held = seen.horizon is not None and not seen.full and not seen.own_seat
         return {
             "version": min(version, seen.horizon) if held else version,

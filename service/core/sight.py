@@ -142,6 +142,17 @@ def decide(
     return Sight("integrator" if kind == "integrator" else "spectator", horizon=limit, reason=reason)
 
 
+def envelopes_for(envs: list[dict], sight: Sight) -> list[dict]:
+    """The envelopes ``sight`` may see, in order, up to the first one past its horizon."""
+    shown = []
+    for env in envs:
+        out = envelope_for(env, sight)
+        if out is None:
+            break
+        shown.append(out)
+    return shown
+
+
 def envelope_for(env: dict, sight: Sight) -> dict | None:
     """An envelope as ``sight`` may see it, or None when it is past the
     caller's horizon.  Other seats' private parts and the table's setup

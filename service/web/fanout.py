@@ -125,12 +125,7 @@ class Hub:
         done = head.shared.get(key)
         if done is None:
             stored, live = self._stored(head, after, until)
-            shown = []
-            for env in stored:
-                out = sights.envelope_for(env, seen)
-                if out is None:
-                    break
-                shown.append(out)
+            shown = sights.envelopes_for(stored, seen)
             if not shown:
                 raise RuntimeError(f"the log of game {self.game_id} has no event after version {after}")
             shown = words.label_events(head.table, shown, lang)
