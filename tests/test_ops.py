@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from service.cli import main as cli
 from service.core.identity import Viewer
 from service.core.naipes import Naipes
+from service.core.timers import DEADLINES
 from service.web.app import create_app
 
 from .conftest import ROOT, bearer
@@ -85,6 +86,26 @@ def test_metrics_count_moves_errors_latency_and_queue_depth(client, integrator, 
     assert sample("naipes_http_request_duration_seconds_count", method="POST", route="/games/<game_id>/moves") >= 11
     assert 'naipes_queue_depth{queue="naipes-timers"}' in text
     assert sample("naipes_redis_up") == 1.0
+    # the turn deadlines' schedule, as the scrape found it
+    pending = service.queue_redis.zcard(DEADLINES)
+    assert 'naipes_deadlines{state="due"}' in text and 'naipes_deadlines{state="claimed"}' in text
+    assert sample("naipes_deadlines", state="pending") == pending
+
+
+def test_the_deadline_gauge_counts_the_schedule(client, service):
+    now = time.time()
+    service.queue_redis.zadd(DEADLINES, {"d:1:gauge-a:1:0": now - 60, "d:2:gauge-b:1:0": now + 3600})
+    try:
+        text = client.get("/metrics").get_data(as_text=True)
+        values = {
+            line.split('"')[1]: float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line.startswith("naipes_deadlines{")
+        }
+        assert values["pending"] == service.queue_redis.zcard(DEADLINES) >= 2
+        assert values["due"] >= 1 and values["due"] < values["pending"]
+    finally:
+        service.queue_redis.zrem(DEADLINES, "d:1:gauge-a:1:0", "d:2:gauge-b:1:0")
 
 
 def test_timeouts_fired_are_counted(service):

@@ -9,6 +9,7 @@ variable the metrics live in this process's default registry.
 from __future__ import annotations
 
 import os
+import time
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -55,11 +56,19 @@ class QueueDepth:
         from rq import Queue
         from rq.registry import ScheduledJobRegistry
 
-        from service.core.timers import QUEUES
+        from service.core.timers import DEADLINES, INFLIGHT, QUEUES
 
         waiting = GaugeMetricFamily("naipes_queue_depth", "Jobs waiting in an RQ queue", labels=["queue"])
         scheduled = GaugeMetricFamily(
-            "naipes_queue_scheduled", "Jobs scheduled for later (turn deadlines)", labels=["queue"]
+            "naipes_queue_scheduled",
+            "Jobs RQ holds for later (retries of webhooks and tournament jobs); turn deadlines are naipes_deadlines",
+            labels=["queue"],
+        )
+        deadlines = GaugeMetricFamily(
+            "naipes_deadlines",
+            "Turn deadlines in the schedule: pending (all), due (their time has come, not yet claimed by a "
+            "worker), claimed (in a batch being enforced)",
+            labels=["state"],
         )
         up = GaugeMetricFamily("naipes_redis_up", "1 when Redis answered the scrape")
         try:
@@ -67,11 +76,18 @@ class QueueDepth:
                 queue = Queue(name, connection=self.client)
                 waiting.add_metric([name], queue.count)
                 scheduled.add_metric([name], ScheduledJobRegistry(queue=queue).count)
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zcard(DEADLINES)
+            pipe.zcount(DEADLINES, "-inf", time.time())
+            pipe.zcard(INFLIGHT)
+            for state, count in zip(("pending", "due", "claimed"), pipe.execute()):
+                deadlines.add_metric([state], count)
             up.add_metric([], 1)
         except Exception:  # noqa: BLE001 - a scrape must answer even when Redis does not
             up.add_metric([], 0)
         yield waiting
         yield scheduled
+        yield deadlines
         yield up
 
 
