@@ -19,9 +19,10 @@ from events.envelope import parse_time
 from service.core import timers
 from service.core.listing import DUE, RUNNING_TIMED
 from service.core.naipes import Naipes
+from service.web.app import create_app
 from workers.queues import RECONCILE_SECONDS
 
-from .conftest import ROOT, bearer
+from .conftest import API_KEY, ROOT, bearer
 from .helpers import create, tokens
 
 
@@ -51,6 +52,21 @@ def worker(redis_url):
     proc = start_worker(redis_url)
     yield proc
     kill_group(proc)
+
+
+@pytest.fixture()
+def quiet(redis_url):
+    """A database of the tests' Redis that only this test uses, with the service and a client over it:
+    the games other tests left running (timed, their seats silent) are not there for the test's workers
+    to enforce meanwhile, so the test measures its own deadline and not a backlog."""
+    url = redis_url.rsplit("/", 1)[0] + "/8"
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    svc = Naipes(client, api_keys=[API_KEY])
+    timers.attach_scheduler(svc)
+    yield url, svc, create_app(svc, rate_limit="off").test_client()
+    client.flushdb()
+    client.close()
 
 
 def wait_for(predicate, timeout: float, step: float = 0.05):
@@ -274,12 +290,13 @@ def test_a_refused_append_writes_no_deadline(service):
     assert not any(service.queue_redis.zscore(timers.DEADLINES, e) for e in old)
 
 
-def test_a_running_worker_takes_over_from_the_killed_scheduler(redis_url, client, integrator):
+def test_a_running_worker_takes_over_from_the_killed_scheduler(quiet, integrator):
     # with two workers, killing the one whose scheduler holds the lock must not leave deadlines unenforced
     # until a restart: the other worker's watchdog frees the dead scheduler's lock and schedules
-    first = start_worker(redis_url)
+    url, _service, client = quiet
+    first = start_worker(url)
     time.sleep(1.5)  # the first takes the scheduler lock
-    second = start_worker(redis_url)
+    second = start_worker(url)
     try:
         time.sleep(1.5)
         kill_group(first)
@@ -327,9 +344,18 @@ def test_a_deadline_job_outlasts_a_redis_restart(tmp_path, monkeypatch):
             srv.stop()
 
 
-def test_a_deadline_whose_batch_was_lost_is_still_enforced(worker, client, integrator, service):
+def test_a_deadline_whose_batch_was_lost_is_still_enforced(quiet, integrator):
     # a batch claimed and never run (the worker died under it, or RQ lost the job with Redis restarting):
     # its lease runs out and the scheduler hands its entries out again
+    url, service, client = quiet
+    worker = start_worker(url)
+    try:
+        _lost_batch(worker, client, integrator, service)
+    finally:
+        kill_group(worker)
+
+
+def _lost_batch(worker, client, integrator, service) -> None:
     from rq import Worker
 
     # the worker re-arms every deadline when it starts: let it start first (it registers after), then lose the job
