@@ -33,6 +33,8 @@ class Wire:
         self.sent = 0
         self.periodic = 0
         self.counted = 0  # the periodic reads that fell within the moves counted
+        self.log: list[bytes] = []  # what the last request sent
+        self.costly: list[list[bytes]] = []  # what each move that cost more than one round trip sent
         self.thread = threading.get_ident()
         original = Connection.send_packed_command
 
@@ -45,6 +47,7 @@ class Wire:
                     self.periodic += 1
                 else:
                     self.sent += 1
+                    self.log.append(raw[:60])
             return original(conn, command, check_health)
 
         monkeypatch.setattr(Connection, "send_packed_command", counting)
@@ -78,6 +81,7 @@ def _play(
             listed = c.get(f"/games/{g['id']}/legal-moves", headers=toks[seat], environ_base=at)
             assert listed.status_code == 200, listed.get_json()
             middle = wire.sent
+            wire.log.clear()
             headers = {**toks[seat], "Idempotency-Key": f"k{n}"} if idempotent else toks[seat]
             r = c.post(
                 f"/games/{g['id']}/moves",
@@ -86,6 +90,8 @@ def _play(
                 environ_base=at,
             )
             assert r.status_code == 201, r.get_json()
+            if wire.sent - middle > 1 and not r.get_json()["finished"]:
+                wire.costly.append(list(wire.log))
             if seat in seen:
                 out.append((middle - before, wire.sent - middle, r.get_json()["finished"]))
                 wire.counted += wire.periodic - periodic
@@ -93,6 +99,13 @@ def _play(
             to_act = r.get_json()["to_act"]
             n += 1
     return out
+
+
+def _one_each(posts: list[int]) -> bool:
+    """Every move one round trip; one move of the run may cost up to two more (the process's cached
+    table refilled from the snapshot and the log's tail, or the append script loaded again after
+    Redis forgot it), never more, and never twice."""
+    return sum(post != 1 for post in posts) <= 1 and max(posts) <= 3
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -105,7 +118,7 @@ def test_a_move_is_one_round_trip_and_its_legal_moves_one(service, monkeypatch, 
     assert [get for get, _, _ in played] == [1] * len(played), played
     # a move that finishes the game also lists it among the finished and tells the listeners
     posts = [post for _, post, finished in played if not finished]
-    assert len(posts) >= 30 and posts == [1] * len(posts), played
+    assert len(posts) >= 30 and _one_each(posts), (played, wire.costly)
     assert wire.counted <= len(played) // 4, wire.counted  # a game's tokens, a count's share: now and then
 
 
@@ -117,7 +130,7 @@ def test_a_timed_move_writes_its_deadlines_in_the_same_round_trip(service, monke
     played = _play(c, wire, "dalmuti", {"turn_seconds": 60}, 30, idempotent=False, games=games)
     assert games
     posts = [post for _, post, finished in played if not finished]
-    assert len(posts) >= 20 and posts == [1] * len(posts), played
+    assert len(posts) >= 20 and _one_each(posts), (played, wire.costly)
     # and the schedule holds the deadlines of each game's latest version (written by that round trip)
     entries = {e.decode() for e in service.queue_redis.zrange(DEADLINES, 0, -1)}
     for gid in games:
