@@ -201,3 +201,23 @@ def test_the_contract_documents_the_fields_and_429(app):
             assert {"RateLimit", "RateLimit-Policy"} <= set(response.get("headers", {})), (method, path, status)
             if status == "429":
                 assert "Retry-After" in response["headers"], (method, path)
+
+
+def test_the_counts_flush_on_a_thread_that_ends_with_its_application(service, monkeypatch):
+    import gc
+    import threading
+
+    def flushers() -> int:
+        return sum(t.name == "rate-limit-flush" and t.is_alive() for t in threading.enumerate())
+
+    before = flushers()
+    app = create_app(service, rate_limit="100 per minute")
+    counts = app.extensions["naipes_rate_counts"]
+    app.test_client().get("/games", headers=bearer(service.keys.create("flush", ["games"])["key"]))
+    assert flushers() == before + 1
+    del app, counts
+    gc.collect()
+    deadline = time.monotonic() + 2
+    while flushers() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert flushers() == before

@@ -170,7 +170,9 @@ class NaipesFlask(Flask):
     """Flask, asking once per function (not on every request) whether a hook or view is a coroutine:
     the service has none, and the question costs an inspection per hook per request."""
 
-    _sync: dict = {}
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._sync: dict = {}  # the application's own: it keeps its hooks' objects alive, and no longer
 
     def ensure_sync(self, func):
         found = self._sync.get(func)

@@ -45,6 +45,7 @@ import math
 import os
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 
 import redis
@@ -275,19 +276,27 @@ class Counts:
                 c.known = max(c.known, added[key])
 
     def _ensure_flusher(self) -> None:
-        """The flush runs on a thread of each process (started after a fork, by the first request)."""
+        """The flush runs on a thread of each process (started after a fork, by the first request); it
+        ends with the counts it flushes (an application dropped, as tests drop theirs)."""
         if self._flusher_pid == os.getpid():
             return
         self._flusher_pid = os.getpid()
-        threading.Thread(target=self._flush_forever, name="rate-limit-flush", daemon=True).start()
+        threading.Thread(
+            target=Counts._flush_forever, args=(weakref.ref(self),), name="rate-limit-flush", daemon=True
+        ).start()
 
-    def _flush_forever(self) -> None:
+    @staticmethod
+    def _flush_forever(ref: weakref.ref) -> None:
         while True:
-            time.sleep(self.FLUSH_SECONDS)
+            time.sleep(Counts.FLUSH_SECONDS)
+            counts = ref()
+            if counts is None:
+                return
             try:
-                self.flush()
+                counts.flush()
             except Exception:  # the thread must outlive any one failure
                 log.exception("could not flush the rate-limit counts")
+            del counts
 
 
 def web_processes() -> int:
