@@ -170,6 +170,20 @@ class EventStore:
             return 0, GENESIS
         return int(version), h.decode()
 
+    def head_versions(self, game_ids: list[str]) -> list[int | None]:
+        """Each game's head version (None: no such game), in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hget(key(game_id, "head"), "version")
+        return [int(v) if v is not None else None for v in pipe.execute()]
+
+    def snapshots(self, game_ids: list[str]) -> list[bytes | None]:
+        """Each game's snapshot (None: none stored), in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.get(key(game_id, "snap"))
+        return pipe.execute()
+
     def exists(self, game_id: str) -> bool:
         return bool(self.redis.exists(key(game_id, "head")))
 

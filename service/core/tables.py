@@ -6,6 +6,7 @@ import functools
 import hashlib
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,6 +57,37 @@ class Tables:
             table = tables.fold(envs)
         self.remember(game_id, table)
         return table
+
+    def current(self, game_ids: list[str], wanted: Callable[[str, int], bool] | None = None) -> dict[str, dict | None]:
+        """Many games' tables at their head version, as :meth:`table` reads one, for those whose head
+        version is ``wanted`` (default: all): the heads in one round trip, then the snapshots of the
+        games not cached here in another.  A game that is gone maps to None."""
+        found: dict[str, dict | None] = {}
+        fetch: list[tuple[str, int]] = []
+        for game_id, head in zip(game_ids, self.naipes.store.head_versions(game_ids)):
+            if head is None:
+                found[game_id] = None
+                continue
+            if wanted is not None and not wanted(game_id, head):
+                continue
+            cached = self.cached(game_id)
+            if cached is not None and cached["version"] == head:
+                found[game_id] = cached
+            else:
+                fetch.append((game_id, head))
+        if not fetch:
+            return found
+        for (game_id, version), raw in zip(fetch, self.naipes.store.snapshots([g for g, _ in fetch])):
+            table = loads(raw) if raw is not None else None
+            if table is None or table["version"] != version:  # behind its head: folded up to it
+                try:
+                    table = self.table(game_id, fresh=True)
+                except ProblemError:
+                    table = None
+            else:
+                self.remember(game_id, table)
+            found[game_id] = table
+        return found
 
     def cached(self, game_id: str) -> dict | None:
         """The table this process last folded or appended for the game (maybe behind the store)."""

@@ -61,10 +61,8 @@ from redis.cluster import RedisCluster
 from rq import Queue
 
 from domain import table as tables
-from events.envelope import loads
 from events.store import key
 from service.core.appending import Appender
-from service.core.errors import ProblemError
 from service.core.listing import DUE
 from service.core.naipes import Naipes
 
@@ -378,45 +376,6 @@ class Dispatcher:
 # ------------------------------------------------------------------ enforcing a batch
 
 
-def current_tables(
-    service: Naipes, games: list[str], wanted: Callable[[str, int], bool] | None = None
-) -> dict[str, dict | None]:
-    """Games' tables at their head version, for those whose head version is ``wanted`` (default:
-    all): the heads in one round trip, then the snapshots of the games this process has not
-    cached in another.  A game that is gone maps to None."""
-    pipe = service.redis.pipeline(transaction=False)
-    for game_id in games:
-        pipe.hget(key(game_id, "head"), "version")
-    found: dict[str, dict | None] = {}
-    fetch: list[tuple[str, int]] = []
-    for game_id, head in zip(games, pipe.execute()):
-        if head is None:
-            found[game_id] = None
-            continue
-        if wanted is not None and not wanted(game_id, int(head)):
-            continue
-        cached = service.tables.cached(game_id)
-        if cached is not None and cached["version"] == int(head):
-            found[game_id] = cached
-        else:
-            fetch.append((game_id, int(head)))
-    if fetch:
-        pipe = service.redis.pipeline(transaction=False)
-        for game_id, _version in fetch:
-            pipe.get(key(game_id, "snap"))
-        for (game_id, version), raw in zip(fetch, pipe.execute()):
-            table = loads(raw) if raw is not None else None
-            if table is None or table["version"] != version:
-                try:
-                    table = service.tables.table(game_id, fresh=True)
-                except ProblemError:
-                    table = None
-            else:
-                service.tables.remember(game_id, table)
-            found[game_id] = table
-    return found
-
-
 def enforce_batch(service: Naipes, entries: list[str]) -> int:
     """Enforce a claimed batch of deadlines, a game at a time in deadline order, each game's due
     seats in one append; then clear the batch from the in-flight set.  Returns the seats timed
@@ -435,7 +394,7 @@ def enforce_batch(service: Naipes, entries: list[str]) -> int:
             later[entry] = deadline
             continue
         plan.setdefault(game_id, []).append((deadline, version, seat, entry))
-    found = current_tables(service, list(plan), lambda g, v: v in {row[1] for row in plan[g]}) if plan else {}
+    found = service.tables.current(list(plan), lambda g, v: v in {row[1] for row in plan[g]}) if plan else {}
 
     def enforce(game_id: str) -> tuple[int, list[str]]:
         rows = sorted(plan[game_id])
@@ -532,7 +491,7 @@ def reconcile(service: Naipes, now: float | None = None) -> list[str]:
         return []
     settles: list[tuple[str, float, str]] = []  # (game, the mark read, its new mark ('' = none))
     pending: dict[str, list[tuple[int, float, str]]] = {}
-    found = current_tables(service, list(marks))
+    found = service.tables.current(list(marks))
     for game_id, mark in marks.items():
         table = found.get(game_id)
         rows = deadline_jobs(game_id, table) if table is not None else []
@@ -548,11 +507,8 @@ def reconcile(service: Naipes, now: float | None = None) -> list[str]:
     fixed = []
     if missing:
         order = sorted(missing)
-        pipe = service.redis.pipeline(transaction=False)
-        for game_id in order:
-            pipe.hget(key(game_id, "head"), "version")
-        for game_id, head in zip(order, pipe.execute()):
-            if head is not None and int(head) == found[game_id]["version"]:  # (not: enforced meanwhile)
+        for game_id, head in zip(order, service.store.head_versions(order)):
+            if head == found[game_id]["version"]:  # (not: enforced meanwhile)
                 service.scheduler({}, found[game_id], game_id)  # marks the game at its earliest entry
                 fixed.append(game_id)
     for game_id, rows in pending.items():
