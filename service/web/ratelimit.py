@@ -54,6 +54,7 @@ from flask import Flask, current_app, g, request
 from limits import parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from service.core.errors import ProblemError
 from service.core.ids import is_game_id
 
 log = logging.getLogger("naipes.ratelimit")
@@ -143,8 +144,6 @@ def refuse_revoked() -> None:
     """A revoked key is told so, whatever the route."""
     rec = client().revoked
     if rec is not None:
-        from service.core.errors import ProblemError
-
         raise ProblemError(
             401,
             "Key revoked",
@@ -187,6 +186,7 @@ class _Count:
     """One counter of one window, as this process knows it."""
 
     ends: float  # when the window ends
+    window: int  # its length, seconds (the key's expiry)
     known: int = 0  # the shared count as Redis last returned it to this process
     pending: int = 0  # requests this process let through and has not yet added to Redis
 
@@ -227,7 +227,7 @@ class Counts:
         with self._lock:
             count = self._counts.get(key)
             if count is None:
-                count = self._counts[key] = _Count(ends)
+                count = self._counts[key] = _Count(ends, window)
             if count.pending + 1 <= (quota - count.known) // (2 * self.processes):
                 count.pending += 1
                 self._ensure_flusher()
@@ -259,7 +259,7 @@ class Counts:
             for key in [k for k, c in self._counts.items() if c.ends < now and not c.pending]:
                 del self._counts[key]
             due = {key: c for key, c in self._counts.items() if c.pending}
-            amounts = {key: (c.pending, int(key.rsplit(":", 2)[1])) for key, c in due.items()}
+            amounts = {key: (c.pending, c.window) for key, c in due.items()}
             for c in due.values():
                 c.pending = 0
         if not amounts:
@@ -375,15 +375,12 @@ class RateLimits:
         if over:
             w = max(over, key=lambda w: w.reset)
             whose = "from one client address" if w.kind == "address" else "with this credential on this route"
-            from service.core.errors import ProblemError
-
-            raise ProblemError(
+            raise ProblemError(  # its Retry-After is written with the RateLimit fields (_rate_limit_headers)
                 429,
                 "Too Many Requests",
                 f"too many requests {whose} (limit: {w.quota} per {w.window} s); retry after the seconds in "
                 "Retry-After",
                 "too-many-requests",
-                headers={"Retry-After": str(max(1, w.reset))},
             )
 
 
