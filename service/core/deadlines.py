@@ -84,17 +84,21 @@ class Deadlines:
             timed.append(seat)
         if not envs:
             return 0
+        return len(timed) if self._commit_timeouts(game_id, table, new_table, envs, timed) else 0
+
+    def _commit_timeouts(self, game_id: str, table: dict, new_table: dict, envs: list[dict], seats: list[int]) -> bool:
+        """Append the timeouts of ``seats`` (False: the game moved on first), then tell the timeout hooks."""
         try:
             self.naipes.appender.commit(game_id, table, new_table, envs)
         except VersionConflict:
-            return 0
-        for seat in timed:
+            return False
+        for seat in seats:
             for hook in self.naipes.on_timeout:
                 try:
                     hook(game_id, table, seat)
                 except Exception:  # the timeout is stored
                     log.exception("a timeout hook failed for game %s", game_id)
-        return len(timed)
+        return True
 
     def enforce_deadline(self, game_id: str, version: int, seat: int) -> bool:
         """Time a seat out if the game is still where the deadline was set.
@@ -114,16 +118,7 @@ class Deadlines:
             game_id, table, self.naipes.appender.timeout_events(table, seat, "deadline"), actor="worker", stamp=stamp
         )
         envs, new_table = self.naipes.appender.settle(game_id, envs, new_table, stamp)
-        try:
-            self.naipes.appender.commit(game_id, table, new_table, envs)
-        except VersionConflict:
-            return False
-        for hook in self.naipes.on_timeout:
-            try:
-                hook(game_id, table, seat)
-            except Exception:  # the timeout is stored
-                log.exception("a timeout hook failed for game %s", game_id)
-        return True
+        return self._commit_timeouts(game_id, table, new_table, envs, [seat])
 
     def _bot_move(self, game_id: str, table: dict, seat: int, stamp: str) -> bool:
         actor, decided = bots.events(table, seat)
