@@ -234,6 +234,18 @@ class EventStore:
         res = self.redis.xread({key(game_id, "events"): f"{after}-0"}, count=1, block=max(1, timeout_ms))
         return bool(res)
 
+    def read_new(self, game_id: str, after: int, count: int, timeout_ms: int) -> list[dict]:
+        """The envelopes after version ``after`` (at most ``count``), waiting up to ``timeout_ms`` for
+        the first: one blocking XREAD answers with them (``wait`` then ``read`` would be two round trips)."""
+        found = self.redis.xread(
+            {key(game_id, "events"): f"{min(after, MAX_VERSION)}-0"}, count=count, block=timeout_ms
+        )
+        if not found:
+            return []
+        # RESP2: [[name, entries]]; RESP3: {name: [entries]}
+        rows = next(iter(found.values()))[0] if isinstance(found, dict) else found[0][1]
+        return [loads(fields[b"e"]) for _id, fields in rows]
+
     def snapshot(self, game_id: str) -> bytes | None:
         return self.redis.get(key(game_id, "snap"))
 

@@ -20,8 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 from domain import table as tables
-from events.envelope import dumps, loads
-from events.store import key as store_key
+from events.envelope import dumps
 from service.core import sight as sights
 from service.core import words
 from service.core.reads import Reads
@@ -84,17 +83,8 @@ class Hub:
                 self.changed.notify_all()
 
     def _next(self, after: int) -> list[dict]:
-        """The envelopes after version ``after`` (at most BATCH), waiting up to WAIT_SECONDS for the first.
-        One blocking XREAD on the game's stream answers with them (the store's ``wait`` and then its
-        ``read`` would be two round trips); each entry holds its envelope as the store writes it."""
-        found = self.svc.store.redis.xread(
-            {store_key(self.game_id, "events"): f"{after}-0"}, count=BATCH, block=int(WAIT_SECONDS * 1000)
-        )
-        if not found:
-            return []
-        # RESP2: [[name, entries]]; RESP3: {name: [entries]}
-        rows = next(iter(found.values()))[0] if isinstance(found, dict) else found[0][1]
-        return [loads(fields[b"e"]) for _id, fields in rows]
+        """The envelopes after version ``after`` (at most BATCH), waiting up to WAIT_SECONDS for the first."""
+        return self.svc.store.read_new(self.game_id, after, BATCH, int(WAIT_SECONDS * 1000))
 
     # -- for the streams -------------------------------------------------
     def wait(self, version: int, timeout: float) -> None:
