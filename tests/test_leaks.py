@@ -19,6 +19,7 @@ stops being secret once the viewer has seen each of its cards, one by one.
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 import pytest
@@ -149,9 +150,16 @@ def test_no_response_shows_a_card_the_caller_may_not_see(client, integrator, gam
                 assert replay.status_code == 200, replay.get_json()
                 assert_no_secret(replay.get_json(), ledger.secrets(version, v), f"replay {version} to {v}")
                 checked += 1
-        # the check can fail: the integrator's full view at the first deal holds other seats' secrets
+        # the check can fail: the integrator's full view at the first deal holds other seats' secrets.  Asked
+        # for every seat: a seat's ledger may rightly find nothing in it (Dalmuti's few rank codes: a seat
+        # holding every rank another hand holds learns nothing from it), but not every seat's
         dealt = next(e["version"] for e in full if "commitment" in e["data"])
         everything = client.get(f"/games/{gid}/replay?version={dealt}&as=reviewer", headers=integrator).get_json()
-        with pytest.raises(AssertionError):
-            assert_no_secret(everything, ledger.secrets(dealt, 0), "reviewer")
+        caught = 0
+        for v in toks:
+            with contextlib.suppress(AssertionError):
+                assert_no_secret(everything, ledger.secrets(dealt, v), "reviewer")
+                continue
+            caught += 1
+        assert caught, "the full view showed no seat another seat's secret: the check could not fail"
     assert checked > 100
