@@ -260,7 +260,7 @@ def raised_kinds() -> set[str]:
     from service.core.problems import OTHER_STATUS, STATUS_KINDS
 
     computed = {  # (file, expression) -> the kinds it can be
-        ("app.py", "exc.kind"): set(),  # the handler passing on a ProblemError's own kind
+        ("base.py", "exc.kind"): set(),  # the handler passing on a ProblemError's own kind
         ("base.py", "kind"): set(STATUS_KINDS.values()) | {OTHER_STATUS},
         ("app.py", "problems.for_status(resp.status_code)"): set(STATUS_KINDS.values()) | {OTHER_STATUS},
         ("tournaments.py", "exc.rule"): _tournament_rules(),

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import logging
-import math
-import re
 from http import HTTPStatus
 
 import redis
@@ -30,13 +27,19 @@ from service.web import docs, ids, live
 from service.web.base import (
     PROBLEM,
     NaipesApi,
+    bearer_challenge,
     blp,
     check_credential,
     operation,
+    problem_for,
     problem_response,
     reads_json,
+    redis_down,
+    unexpected,
 )
-from service.web.ratelimit import attach_rate_limits
+from service.web.bodies import BadJSON, strict_loads
+from service.web.hot import HotPath
+from service.web.ratelimit import attach_rate_limits, trust_proxies
 from service.web.tournaments import install as install_tournaments
 
 log = logging.getLogger("naipes")
@@ -68,102 +71,6 @@ SPEC_OPTIONS = {
         }
     },
 }
-
-
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1  # what the event store's JSON (orjson) can write back
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-class BadJSON(ValueError):
-    """A request body the strict parser refuses; the message names the problem and never quotes the body."""
-
-
-class _Refused:
-    """A number the parser read but refuses; the walk over the value names where it stood."""
-
-    def __init__(self, why: str):
-        self.why = why
-
-
-def _strict_int(text: str) -> int | _Refused:
-    if len(text) > 20 or not INT_MIN <= (value := int(text)) <= INT_MAX:
-        return _Refused(f"the integer is outside the 64-bit range {INT_MIN} to {INT_MAX}")
-    return value
-
-
-def _strict_float(text: str) -> float | _Refused:
-    value = float(text)
-    if not math.isfinite(value):
-        return _Refused("the number is too large for a double: numbers must be finite")
-    return value
-
-
-def _not_a_number(name: str) -> _Refused:
-    return _Refused(f"{name} is not JSON: numbers must be finite")
-
-
-def _where(path: tuple | None) -> str:
-    """``players[1]`` of a path kept as ``(parent, key)`` links; member names shortened, never unprintable."""
-    parts = []
-    while path is not None:
-        path, part = path
-        parts.append(f"[{part}]" if isinstance(part, int) else "." + _SURROGATE.sub("?", part[:40]))
-    return "".join(reversed(parts)).lstrip(".") or "the body"
-
-
-def _check(value) -> None:
-    """No refused number, and every string and member name valid Unicode: no lone surrogate (a
-    \\ud800-\\udfff escape without its pair), which nothing downstream could store or send back."""
-    stack = [(value, None)]
-    while stack:
-        node, path = stack.pop()
-        if isinstance(node, _Refused):
-            raise BadJSON(f"{_where(path)}: {node.why}")
-        if isinstance(node, str):
-            if _SURROGATE.search(node):
-                raise BadJSON(
-                    f"{_where(path)}: a string holds a lone surrogate escape (\\ud800 to \\udfff "
-                    "without its pair); text must be valid Unicode"
-                )
-        elif isinstance(node, dict):
-            for k, v in node.items():
-                if _SURROGATE.search(k):
-                    raise BadJSON(
-                        f"{_where(path)}: a member name holds a lone surrogate escape (\\ud800 to "
-                        "\\udfff without its pair); text must be valid Unicode"
-                    )
-                stack.append((v, (path, k)))
-        elif isinstance(node, list):
-            stack.extend((v, (path, i)) for i, v in enumerate(node))
-
-
-def strict_loads(data: str | bytes) -> object:
-    """The one JSON parser of request bodies: standard JSON, UTF-8, valid Unicode text, integers within
-    64 bits and finite numbers only (anything else is :class:`BadJSON`)."""
-    if isinstance(data, (bytes, bytearray)):
-        try:
-            data = bytes(data).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise BadJSON(f"the body is not UTF-8 (byte {exc.start})") from None
-    try:
-        value = json.loads(data, parse_int=_strict_int, parse_float=_strict_float, parse_constant=_not_a_number)
-    except json.JSONDecodeError as exc:
-        raise BadJSON(f"the body is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
-    except RecursionError:
-        raise BadJSON("the JSON body is nested too deeply") from None
-    _check(value)
-    return value
-
-
-def _printable(value):
-    """A problem's member as JSON can carry it: a lone surrogate that reached a detail becomes '?'."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("?", value)
-    if isinstance(value, dict):
-        return {_printable(k): _printable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_printable(v) for v in value]
-    return value
 
 
 class NaipesFlask(Flask):
@@ -240,21 +147,6 @@ def _sent_credential() -> bool:
     )
 
 
-_QUOTED = re.compile(r"[^\x20\x21\x23-\x5b\x5d-\x7e]")  # what RFC 6750 allows in error_description
-
-
-def bearer_challenge(error: str | None = None, description: str | None = None, scope: str | None = None) -> str:
-    """A WWW-Authenticate value (RFC 6750, 3): no error code when no credential was sent."""
-    value = 'Bearer realm="naipes"'
-    if error:
-        value += f', error="{error}"'
-        if description:
-            value += f', error_description="{_QUOTED.sub("?", description)[:200]}"'
-    if scope:
-        value += f', scope="{scope}"'
-    return value
-
-
 def _challenge(resp: Response) -> Response:
     """Every 401 carries the Bearer challenge, whoever answered it."""
     if resp.status_code == 401 and "WWW-Authenticate" not in resp.headers:
@@ -317,21 +209,7 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *, r
 
     @app.errorhandler(ProblemError)
     def _problem(exc: ProblemError):
-        headers = dict(exc.extra.pop("headers", None) or {})
-        if exc.status == 401:
-            headers.setdefault(
-                "WWW-Authenticate", bearer_challenge("invalid_token" if _sent_credential() else None, exc.title)
-            )
-        elif exc.kind == "scope-missing":
-            scopes = exc.extra.get("scopes") or [exc.extra.get("scope")]
-            headers.setdefault(
-                "WWW-Authenticate",
-                bearer_challenge("insufficient_scope", exc.title, " ".join(str(s) for s in scopes if s)),
-            )
-        extra = {k: _printable(v) for k, v in exc.extra.items()}
-        return problem_response(
-            exc.status, _printable(exc.title), _printable(exc.detail), exc.kind, headers=headers, **extra
-        )
+        return problem_for(exc, _sent_credential())
 
     @app.errorhandler(RecursionError)
     def _too_deep(exc):
@@ -339,21 +217,11 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *, r
 
     @app.errorhandler(redis.exceptions.ConnectionError)
     def _redis_down(exc):
-        log.error("redis unreachable: %s", exc)
-        return problem_response(
-            503,
-            "Service Unavailable",
-            "the event store is unreachable; try again",
-            "unavailable",
-            headers={"Retry-After": "1"},
-        )
+        return redis_down(exc)
 
     @app.errorhandler(Exception)
-    def _unexpected(exc):  # a defect: log it whole, answer without leaking internals
-        log.exception("unhandled error")
-        return problem_response(
-            500, "Internal Server Error", "an unexpected error occurred; it has been logged", "internal"
-        )
+    def _unexpected(exc):
+        return unexpected(exc)
 
     @app.get("/openapi.yaml")
     def _openapi_yaml():
@@ -362,6 +230,8 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *, r
         )
 
     app.extensions["naipes_api"] = api
+    app.wsgi_app = HotPath(app, app.wsgi_app)  # a move's two requests, when plain (see service.web.hot)
+    trust_proxies(app)  # outermost: every layer sees the client's address
     return app
 
 

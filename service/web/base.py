@@ -10,6 +10,7 @@ audit, export, import, review), :mod:`service.web.keys`, :mod:`service.web.healt
 
 from __future__ import annotations
 
+import functools
 import http
 import logging
 import re
@@ -18,7 +19,9 @@ from collections.abc import Callable
 from flask import Response, current_app, g, request
 from flask_smorest import Api, Blueprint
 from flask_smorest.utils import prepare_response
+from werkzeug.datastructures import LanguageAccept
 from werkzeug.exceptions import HTTPException
+from werkzeug.http import parse_accept_header
 
 from events.envelope import dumps
 from service.core import problems
@@ -27,6 +30,7 @@ from service.core.identity import Viewer
 from service.core.naipes import Naipes
 from service.core.words import LANGUAGES
 from service.web import schemas as s
+from service.web.bodies import SURROGATE
 from service.web.ratelimit import RateLimitDocs, document_headers, response_headers
 
 log = logging.getLogger("naipes.http")
@@ -37,13 +41,100 @@ _VERSION = re.compile(r"[0-9]{1,18}")
 _CREDENTIAL = re.compile(r"[\x21-\x7e]{1,512}")
 
 
-def problem_response(status: int, title: str, detail: str, kind: str, headers: dict | None = None, **extra) -> Response:
+_THIS_REQUEST = object()
+
+
+_QUOTED = re.compile(r"[^\x20\x21\x23-\x5b\x5d-\x7e]")  # what RFC 6750 allows in error_description
+
+
+def bearer_challenge(error: str | None = None, description: str | None = None, scope: str | None = None) -> str:
+    """A WWW-Authenticate value (RFC 6750, 3): no error code when no credential was sent."""
+    value = 'Bearer realm="naipes"'
+    if error:
+        value += f', error="{error}"'
+        if description:
+            value += f', error_description="{_QUOTED.sub("?", description)[:200]}"'
+    if scope:
+        value += f', scope="{scope}"'
+    return value
+
+
+def _printable(value):
+    """A problem's member as JSON can carry it: a lone surrogate that reached a detail becomes '?'."""
+    if isinstance(value, str):
+        return SURROGATE.sub("?", value)
+    if isinstance(value, dict):
+        return {_printable(k): _printable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_printable(v) for v in value]
+    return value
+
+
+def problem_for(exc: ProblemError, sent_credential: bool, instance: object = _THIS_REQUEST) -> Response:
+    """The response of a refusal: its problem+json, with the Bearer challenge of a 401 (and of a
+    missing scope); ``sent_credential``: whether the request carried one."""
+    headers = dict(exc.extra.pop("headers", None) or {})
+    if exc.status == 401:
+        headers.setdefault(
+            "WWW-Authenticate", bearer_challenge("invalid_token" if sent_credential else None, exc.title)
+        )
+    elif exc.kind == "scope-missing":
+        scopes = exc.extra.get("scopes") or [exc.extra.get("scope")]
+        headers.setdefault(
+            "WWW-Authenticate",
+            bearer_challenge("insufficient_scope", exc.title, " ".join(str(s) for s in scopes if s)),
+        )
+    extra = {k: _printable(v) for k, v in exc.extra.items()}
+    return problem_response(
+        exc.status,
+        _printable(exc.title),
+        _printable(exc.detail),
+        exc.kind,
+        headers=headers,
+        instance=instance,
+        **extra,
+    )
+
+
+def redis_down(exc: Exception, instance: object = _THIS_REQUEST) -> Response:
+    log.error("redis unreachable: %s", exc)
+    return problem_response(
+        503,
+        "Service Unavailable",
+        "the event store is unreachable; try again",
+        "unavailable",
+        headers={"Retry-After": "1"},
+        instance=instance,
+    )
+
+
+def unexpected(exc: Exception, instance: object = _THIS_REQUEST) -> Response:
+    """A defect: logged whole, answered without leaking internals."""
+    log.exception("unhandled error", exc_info=exc)
+    return problem_response(
+        500, "Internal Server Error", "an unexpected error occurred; it has been logged", "internal", instance=instance
+    )
+
+
+def problem_response(
+    status: int,
+    title: str,
+    detail: str,
+    kind: str,
+    headers: dict | None = None,
+    *,
+    instance: object = _THIS_REQUEST,
+    **extra,
+) -> Response:
+    """A problem+json response; ``instance``: the path it is about (the current request's by default)."""
+    if instance is _THIS_REQUEST:
+        instance = request.path if request else None
     body = {
         "type": f"urn:naipes:problem:{kind}",
         "title": title,
         "status": status,
         "detail": detail,
-        "instance": request.path if request else None,
+        "instance": instance,
         **{k: v for k, v in extra.items() if v is not None},
     }
     resp = Response(dumps(body), status=status, mimetype=PROBLEM)
@@ -126,7 +217,11 @@ def app_service() -> Naipes:
 
 
 def bearer() -> str | None:
-    header = request.headers.get("Authorization", "")
+    return bearer_of(request.headers.get("Authorization", ""))
+
+
+def bearer_of(header: str) -> str | None:
+    """The credential of an Authorization header (None: no header; 401 problem: not a bearer credential)."""
     if not header:
         return None
     scheme, _, value = header.partition(" ")
@@ -223,7 +318,13 @@ def current_caller() -> Viewer | None:
 def language() -> str:
     """The language of the labels of moves and events: the best of Accept-Language among the
     languages the games speak (English unless the caller prefers Spanish)."""
-    return request.accept_languages.best_match(LANGUAGES, default="en")
+    return language_of(request.headers.get("Accept-Language", ""))
+
+
+@functools.lru_cache(maxsize=256)
+def language_of(accept_language: str) -> str:
+    """The language an Accept-Language header asks for (see :func:`language`)."""
+    return parse_accept_header(accept_language, LanguageAccept).best_match(LANGUAGES, default="en")
 
 
 def language_headers(lang: str) -> dict:

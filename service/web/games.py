@@ -180,12 +180,8 @@ class Moves(MethodView):
     )
     def post(self, move, game_id):
         viewer = current_caller()
-        if_match = _if_match()
-        idem = request.headers.get("Idempotency-Key")
-        if idem is not None and not _IDEMPOTENCY.fullmatch(idem):
-            raise ProblemError(
-                400, "Bad Idempotency-Key", "Idempotency-Key must be 1 to 128 visible ASCII characters", "bad-request"
-            )
+        if_match = if_match_version(request.headers.get("If-Match"))
+        idem = idempotency_key(request.headers.get("Idempotency-Key"))
         lang = language()
         result = app_service().moves.move(
             game_id, viewer.seat, move, if_match=if_match, idempotency_key=idem, lang=lang
@@ -193,8 +189,17 @@ class Moves(MethodView):
         return labelled(result, lang, 201, {"ETag": f'"{result["version"]}"'})
 
 
-def _if_match() -> int | None:
-    raw = request.headers.get("If-Match")
+def idempotency_key(raw: str | None) -> str | None:
+    """A move's Idempotency-Key header, checked (400 problem)."""
+    if raw is not None and not _IDEMPOTENCY.fullmatch(raw):
+        raise ProblemError(
+            400, "Bad Idempotency-Key", "Idempotency-Key must be 1 to 128 visible ASCII characters", "bad-request"
+        )
+    return raw
+
+
+def if_match_version(raw: str | None) -> int | None:
+    """The version a move's If-Match header names, checked (400 problem)."""
     if raw is None:
         return None
     value = raw.strip().removeprefix("W/").strip('"')

@@ -402,29 +402,48 @@ def _after(resp: Response) -> Response:
     if t0 is None:
         return resp
     elapsed = time.perf_counter() - t0
-    rule = _route(request.url_rule.rule) if request.url_rule is not None else "unmatched"
-    status = resp.status_code
-    _latency(rule, request.method).observe(elapsed)
-    if status >= 400:
-        metrics.ERRORS.labels(status=str(status)).inc()
-    if rule == MOVES_RULE and request.method == "POST":
-        metrics.MOVES.labels(game=_game_type(), result=_move_result(resp)).inc()
+    rule = route_pattern(request.url_rule.rule) if request.url_rule is not None else "unmatched"
     etag = resp.headers.get("ETag")
     if etag and etag.strip('"').isdigit():
         g.naipes_version = int(etag.strip('"'))
-    if access_log.isEnabledFor(logging.INFO):
-        access_log.info(
-            "%s %s %s",
-            request.method,
-            request.path,
-            status,
-            extra={"status": status, "duration_ms": round(elapsed * 1000, 3)},
-        )
+    moved = rule == MOVES_RULE and request.method == "POST"
+    observe(
+        rule,
+        request.method,
+        request.path,
+        resp.status_code,
+        elapsed,
+        game=_game_type() if moved else None,
+        result=_move_result(resp) if moved else None,
+    )
     return resp
 
 
+def observe(
+    rule: str,
+    method: str,
+    path: str,
+    status: int,
+    elapsed: float,
+    *,
+    game: str | None = None,
+    result: str | None = None,
+) -> None:
+    """What a served request leaves in the metrics and the access log (``rule``: the route's pattern;
+    ``game`` and ``result``: a move's game type and outcome, ``accepted`` or its problem's kind)."""
+    _latency(rule, method).observe(elapsed)
+    if status >= 400:
+        metrics.ERRORS.labels(status=str(status)).inc()
+    if rule == MOVES_RULE and method == "POST":
+        metrics.MOVES.labels(game=game or "unknown", result=result or str(status)).inc()
+    if access_log.isEnabledFor(logging.INFO):
+        access_log.info(
+            "%s %s %s", method, path, status, extra={"status": status, "duration_ms": round(elapsed * 1000, 3)}
+        )
+
+
 @functools.lru_cache(maxsize=512)
-def _route(rule: str) -> str:
+def route_pattern(rule: str) -> str:
     """The route's pattern without its converters: /games/<game_id>/moves."""
     return _CONVERTER.sub(r"<\1>", rule)
 

@@ -307,11 +307,15 @@ def web_processes() -> int:
 
 def counted_windows() -> list[Window]:
     """The limits this request was counted against, credential first, shortest window first."""
-    windows = g.get("naipes_rate")
-    if not windows:
-        return []
-    order = {"credential": 0, "address": 1}
-    return sorted(windows, key=lambda w: (order[w.kind], w.window))
+    return ordered(g.get("naipes_rate"))
+
+
+_ORDER = {"credential": 0, "address": 1}
+
+
+def ordered(windows: list[Window] | None) -> list[Window]:
+    """Windows as the fields list them: credential first, shortest window first."""
+    return sorted(windows, key=lambda w: (_ORDER[w.kind], w.window)) if windows else []
 
 
 def policy_names(windows: list[Window]) -> list[str]:
@@ -334,14 +338,19 @@ def header_values(windows: list[Window]) -> dict[str, str]:
 
 def _rate_limit_headers(response):
     """The caller's budget on every limited response; the seconds to wait on a refused one."""
-    windows = counted_windows()
-    for name, value in header_values(windows).items():
+    for name, value in limit_headers(counted_windows(), response.status_code).items():
         response.headers[name] = value
-    if response.status_code == 429:
+    return response
+
+
+def limit_headers(windows: list[Window], status: int) -> dict[str, str]:
+    """The fields a response of ``status`` carries for the ``windows`` (ordered) its request was counted in."""
+    headers = header_values(windows)
+    if status == 429:
         exceeded = [w.reset for w in windows if w.exceeded]
         if exceeded:
-            response.headers["Retry-After"] = str(max(1, *exceeded))
-    return response
+            headers["Retry-After"] = str(max(1, *exceeded))
+    return headers
 
 
 @functools.lru_cache(maxsize=256)
@@ -362,34 +371,42 @@ class RateLimits:
     def check(self) -> None:
         if _exempt():
             return
-        who = client()
-        route = request.endpoint or "unrouted"
+        g.naipes_rate = windows = []
+        windows.extend(self.count(client(), request.endpoint or "unrouted"))
+        refused = self.refusal(windows)
+        if refused is not None:
+            raise refused
+
+    def count(self, who: Client, route: str) -> list[Window]:
+        """Count a request of ``who`` to ``route`` (its endpoint's name) in each of its windows."""
         windows: list[Window] = []
-        g.naipes_rate = windows
         for quota, window in parsed(who.limits or self.per_client):
             windows.append(self.counts.hit(f"{who.kind}:{who.name}:{route}", quota, window, "credential"))
         if who.kind != "key":
             for quota, window in parsed(self.per_address):
                 windows.append(self.counts.hit(f"addr:{who.address}", quota, window, "address"))
+        return windows
+
+    @staticmethod
+    def refusal(windows: list[Window]) -> ProblemError | None:
+        """The 429 problem of a request that went over one of its ``windows``, or None."""
         over = [w for w in windows if w.exceeded]
         if over:
             w = max(over, key=lambda w: w.reset)
             whose = "from one client address" if w.kind == "address" else "with this credential on this route"
-            raise ProblemError(  # its Retry-After is written with the RateLimit fields (_rate_limit_headers)
+            return ProblemError(  # its Retry-After is written with the RateLimit fields (limit_headers)
                 429,
                 "Too Many Requests",
                 f"too many requests {whose} (limit: {w.quota} per {w.window} s); retry after the seconds in "
                 "Retry-After",
                 "too-many-requests",
             )
+        return None
 
 
 def attach_rate_limits(app: Flask, client, limits: str | None = None, address_limits: str | None = None) -> None:
-    """The client address behind trusted proxies, the refusal of revoked keys and the rate limits
+    """The refusal of revoked keys and the rate limits
     (``client``: the service's Redis, or its cluster client)."""
-    hops = trusted_proxies()
-    if hops:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops)
     spec = limits if limits is not None else os.environ.get("NAIPES_RATE_LIMIT", DEFAULT_LIMITS)
     per_client = _limits(spec)
     app.extensions["naipes_rate_limits"] = per_client
@@ -404,9 +421,18 @@ def attach_rate_limits(app: Flask, client, limits: str | None = None, address_li
     app.extensions["naipes_rate_limits_address"] = per_address
     counts = Counts(client, "naipes:rate", web_processes())
     app.extensions["naipes_rate_counts"] = counts
-    app.before_request(RateLimits(counts, ";".join(per_client), ";".join(per_address)).check)
+    limiter = app.extensions["naipes_rate_limiter"] = RateLimits(counts, ";".join(per_client), ";".join(per_address))
+    app.before_request(limiter.check)
     app.before_request(refuse_revoked)  # after the limits: a revoked key's requests count by address
     app.after_request(_rate_limit_headers)  # registered first: runs last, on the final response
+
+
+def trust_proxies(app: Flask) -> None:
+    """Behind NAIPES_TRUSTED_PROXIES proxies, the client address is taken that many hops back in
+    ``X-Forwarded-For`` (werkzeug's ProxyFix, outermost: every layer of the application sees it)."""
+    hops = trusted_proxies()
+    if hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops)
 
 
 # ------------------------------------------------------------ the fields in the contract

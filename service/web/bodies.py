@@ -1,0 +1,91 @@
+"""The one parser of JSON request bodies (every route's, and the hot path's)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1  # what the event store's JSON (orjson) can write back
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class BadJSON(ValueError):
+    """A request body the strict parser refuses; the message names the problem and never quotes the body."""
+
+
+class _Refused:
+    """A number the parser read but refuses; the walk over the value names where it stood."""
+
+    def __init__(self, why: str):
+        self.why = why
+
+
+def _strict_int(text: str) -> int | _Refused:
+    if len(text) > 20 or not INT_MIN <= (value := int(text)) <= INT_MAX:
+        return _Refused(f"the integer is outside the 64-bit range {INT_MIN} to {INT_MAX}")
+    return value
+
+
+def _strict_float(text: str) -> float | _Refused:
+    value = float(text)
+    if not math.isfinite(value):
+        return _Refused("the number is too large for a double: numbers must be finite")
+    return value
+
+
+def _not_a_number(name: str) -> _Refused:
+    return _Refused(f"{name} is not JSON: numbers must be finite")
+
+
+def _where(path: tuple | None) -> str:
+    """``players[1]`` of a path kept as ``(parent, key)`` links; member names shortened, never unprintable."""
+    parts = []
+    while path is not None:
+        path, part = path
+        parts.append(f"[{part}]" if isinstance(part, int) else "." + SURROGATE.sub("?", part[:40]))
+    return "".join(reversed(parts)).lstrip(".") or "the body"
+
+
+def _check(value) -> None:
+    """No refused number, and every string and member name valid Unicode: no lone surrogate (a
+    \\ud800-\\udfff escape without its pair), which nothing downstream could store or send back."""
+    stack = [(value, None)]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, _Refused):
+            raise BadJSON(f"{_where(path)}: {node.why}")
+        if isinstance(node, str):
+            if SURROGATE.search(node):
+                raise BadJSON(
+                    f"{_where(path)}: a string holds a lone surrogate escape (\\ud800 to \\udfff "
+                    "without its pair); text must be valid Unicode"
+                )
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                if SURROGATE.search(k):
+                    raise BadJSON(
+                        f"{_where(path)}: a member name holds a lone surrogate escape (\\ud800 to "
+                        "\\udfff without its pair); text must be valid Unicode"
+                    )
+                stack.append((v, (path, k)))
+        elif isinstance(node, list):
+            stack.extend((v, (path, i)) for i, v in enumerate(node))
+
+
+def strict_loads(data: str | bytes) -> object:
+    """The one JSON parser of request bodies: standard JSON, UTF-8, valid Unicode text, integers within
+    64 bits and finite numbers only (anything else is :class:`BadJSON`)."""
+    if isinstance(data, (bytes, bytearray)):
+        try:
+            data = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BadJSON(f"the body is not UTF-8 (byte {exc.start})") from None
+    try:
+        value = json.loads(data, parse_int=_strict_int, parse_float=_strict_float, parse_constant=_not_a_number)
+    except json.JSONDecodeError as exc:
+        raise BadJSON(f"the body is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise BadJSON("the JSON body is nested too deeply") from None
+    _check(value)
+    return value
