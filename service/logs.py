@@ -200,3 +200,17 @@ def gunicorn_logconfig(level: str, access: bool | None = None) -> dict:
             },
         },
     }
+
+
+def gunicorn_logger_class():
+    """gunicorn's Logger, building a request's access-log line only when ``gunicorn.access`` logs it:
+    gunicorn counts the access log on as soon as a logging configuration is given, and then
+    formats every request's fields for a logger that drops them."""
+    from gunicorn import glogging
+
+    class Logger(glogging.Logger):
+        def setup(self, cfg):
+            super().setup(cfg)
+            self._access_log_enabled = self._access_log_enabled and self.access_log.isEnabledFor(logging.INFO)
+
+    return Logger

@@ -35,9 +35,10 @@ connections_per_address = int(
 socket_timeout = float(os.environ.get("NAIPES_SOCKET_TIMEOUT", "30"))
 
 try:  # JSON lines for gunicorn's logs and the application's
-    from service.logs import gunicorn_logconfig
+    from service.logs import gunicorn_logconfig, gunicorn_logger_class
 
     logconfig_dict = gunicorn_logconfig(loglevel)
+    logger_class = gunicorn_logger_class()
 except ImportError:  # run from outside the project
     pass
 
