@@ -15,7 +15,12 @@ many tables as clients, every seat a socket.io client pushed its state.
 Latency is of the POSTs (of the peer's moves); moves per second count moves
 over the whole run.
 
-    .venv/bin/python bench/move_throughput.py [--clients 8 16] [--seconds 10] [--loops naipes push bare peer]
+    .venv/bin/python bench/move_throughput.py [--clients 8 16] [--seconds 15] [--rounds 3] [--loops naipes bare peer]
+
+Each loop runs ``--rounds`` times for a slice of ``--seconds``, taking turns with the others (in one
+order, then the reverse), and its figures are over all its slices: the machine's speed drifting
+during the run (a shared machine's neighbours) then weighs on every loop alike.  Every server is
+warmed up first (two seconds of its loop, not counted).
 """
 
 from __future__ import annotations
@@ -221,6 +226,13 @@ def main() -> None:
     ap.add_argument("--clients", type=int, nargs="+", default=[4, 8, 16, 24, 32])
     ap.add_argument("--seconds", type=float, default=15)
     ap.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="each loop runs this many times, taking turns with the others (a slice of --seconds each), so "
+        "that a drift of the machine's speed during the run falls on every loop alike",
+    )
+    ap.add_argument(
         "--loops",
         nargs="+",
         default=["naipes", "push", "turn", "bare", "peer"],
@@ -232,40 +244,62 @@ def main() -> None:
         app, app_base = gunicorn("service.web.app:create_app()", server.url)
         bare, bare_base = gunicorn("bench.bare:app", server.url)
         best: dict[str, tuple[float, int, float]] = {}
+        loops = [
+            (name, fn, base)
+            for name, fn, base in (
+                ("naipes", naipes_client, app_base),
+                ("push", push_client, app_base),
+                ("turn", turn_client, app_base),
+                ("bare", bare_client, bare_base),
+                ("peer", None, None),
+            )
+            if name in args.loops
+        ]
+        slice_ = args.seconds / args.rounds
         try:
+            for _name, fn, base in loops:  # warm up (not counted): a server's first requests fill its caches
+                if fn is not None:
+                    drive(fn, base, max(args.clients), 2.0)
             for clients in args.clients:
+                moves = {name: 0 for name, _, _ in loops}
+                latencies: dict[str, list[float]] = {name: [] for name, _, _ in loops}
+                refused = {name: 0 for name, _, _ in loops}
+                peer_failed = None
+                for r in range(args.rounds):
+                    for name, fn, base in loops if r % 2 == 0 else loops[::-1]:
+                        if name == "peer":
+                            if peer_failed is not None:
+                                continue
+                            try:
+                                found = run_peer(clients, slice_)
+                            except RuntimeError as exc:
+                                found, peer_failed = None, str(exc)
+                            if found is None:
+                                peer_failed = peer_failed or "Node.js absent (see above)"
+                                continue
+                            moves[name] += found["moves"]
+                            latencies[name].extend(found["latencies_ms"])
+                            continue
+                        rate, lat = drive(fn, base, clients, slice_)
+                        moves[name] += round(rate * slice_)
+                        latencies[name].extend(lat)
+                        refused[name] += len(REFUSED)
                 rows = {}
-                loops = (
-                    ("naipes", naipes_client, app_base),
-                    ("push", push_client, app_base),
-                    ("turn", turn_client, app_base),
-                    ("bare", bare_client, bare_base),
-                )
-                for name, fn, base in loops:
-                    if name not in args.loops:
+                for name, _, _ in loops:
+                    if name == "peer" and peer_failed is not None:
+                        print(f"{clients:3d} clients  peer    failed: {peer_failed}")
                         continue
-                    rate, lat = drive(fn, base, clients, args.seconds)
+                    lat = latencies[name] if name != "peer" else [ms / 1000 for ms in latencies[name]]
+                    rate = moves[name] / args.seconds
                     rows[name] = rate
                     if rate > best.get(name, (0.0, 0, 0.0))[0]:
                         best[name] = (rate, clients, percentile(lat, 0.99))
+                    what = f"boardgame.io, {clients} tables" if name == "peer" else f"{refused[name]} 429s"
                     print(
                         f"{clients:3d} clients  {name:6s}  {rate:8.1f} moves/s"
                         f"  p50 {percentile(lat, 0.5) * 1000:6.2f} ms"
-                        f"  p99 {percentile(lat, 0.99) * 1000:6.2f} ms  ({len(lat)} moves, {len(REFUSED)} 429s)"
+                        f"  p99 {percentile(lat, 0.99) * 1000:6.2f} ms  ({moves[name]} moves, {what})"
                     )
-                if "peer" in args.loops:
-                    try:
-                        found = run_peer(clients, args.seconds)
-                    except RuntimeError as exc:
-                        print(f"{clients:3d} clients  peer    failed: {exc}")
-                        found = None
-                    if found is not None:
-                        rows["peer"] = found["moves_per_s"]
-                        print(
-                            f"{clients:3d} clients  peer    {found['moves_per_s']:8.1f} moves/s"
-                            f"  p50 {found['p50_ms']:6.2f} ms  p99 {found['p99_ms']:6.2f} ms"
-                            f"  ({found['moves']} moves; boardgame.io, {clients} tables)"
-                        )
                 ratios = [
                     f"{a}/{b} {rows[a] / rows[b]:.2f}"
                     for a in ("naipes", "push", "turn")

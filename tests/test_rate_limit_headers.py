@@ -85,6 +85,8 @@ def test_every_process_counts_into_one_shared_count(service, monkeypatch):
         app.extensions["naipes_rate_counts"].flush()
     counters = list(service.redis.scan_iter(match=f"naipes:rate:key:{made['id']}:*"))
     assert sum(int(service.redis.get(k)) for k in counters) == 30  # every request, once
+    # every count expires with its window (each process gives a key its expiry once, not on every add)
+    assert all(0 < service.redis.ttl(k) <= 61 for k in counters), [service.redis.ttl(k) for k in counters]
     for c in (one, other):
         assert parse(c.get("/games", headers=key).headers["RateLimit"])["credential"][0] == 0
     # each route has its own count for a credential

@@ -6,7 +6,8 @@
 // game over). When a match ends the table starts another. After S seconds no new move is made;
 // the moves still in flight are awaited (counted, and the time with them), then ONE JSON line:
 //
-//   {"moves": n, "seconds": s, "moves_per_s": x, "p50_ms": .., "p99_ms": .., "tables": N, ...}
+//   {"moves": n, "seconds": s, "moves_per_s": x, "p50_ms": .., "p99_ms": .., "tables": N, ...,
+//    "latencies_ms": [every move's, sorted]}
 //
 //   node load.js --server http://127.0.0.1:8000 --tables 8 --seconds 8 [--check]
 //
@@ -207,6 +208,7 @@ async function main() {
     tables: opts.tables,
     matches: stats.matches,
     stalled: stalled.length,
+    latencies_ms: sorted.map((x) => round(x, 3)),
   };
   if (opts.check) Object.assign(result, { checked_states: stats.checked, leaks: stats.leaks });
   process.stdout.write(JSON.stringify(result) + '\n');

@@ -435,7 +435,7 @@ def observe(
     if status >= 400:
         metrics.ERRORS.labels(status=str(status)).inc()
     if rule == MOVES_RULE and method == "POST":
-        metrics.MOVES.labels(game=game or "unknown", result=result or str(status)).inc()
+        _moves(game or "unknown", result or str(status)).inc()
     if access_log.isEnabledFor(logging.INFO):
         access_log.info(
             "%s %s %s", method, path, status, extra={"status": status, "duration_ms": round(elapsed * 1000, 3)}
@@ -446,6 +446,12 @@ def observe(
 def route_pattern(rule: str) -> str:
     """The route's pattern without its converters: /games/<game_id>/moves."""
     return _CONVERTER.sub(r"<\1>", rule)
+
+
+@functools.lru_cache(maxsize=512)
+def _moves(game: str, result: str):
+    """The moves counter's child of a game type and result (found once, not on every move)."""
+    return metrics.MOVES.labels(game=game, result=result)
 
 
 @functools.lru_cache(maxsize=512)

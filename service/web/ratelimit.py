@@ -191,6 +191,10 @@ class _Count:
     pending: int = 0  # requests this process let through and has not yet added to Redis
 
 
+_process = [os.getpid()]  # this process's id, known without a system call per request
+os.register_at_fork(after_in_child=lambda: _process.__setitem__(0, os.getpid()))
+
+
 class Counts:
     """Fixed windows counted in Redis, shared by every process, at no round trip per request.
 
@@ -215,6 +219,7 @@ class Counts:
         self.prefix = prefix
         self.processes = max(1, processes)
         self._counts: dict[str, _Count] = {}
+        self._expiring: set[str] = set()  # keys this process has given their expiry
         self._lock = threading.Lock()
         self._flusher_pid: int | None = None
 
@@ -244,13 +249,23 @@ class Counts:
         return Window(kind, quota, window, used, reset)
 
     def _add(self, amounts: dict[str, tuple[int, int]]) -> dict[str, int]:
-        """Add to shared counts in one round trip; returns each key's new count."""
+        """Add to shared counts in one round trip; returns each key's new count.  A key is given its
+        expiry by each process's first add to it (whichever process creates it, it expires with its
+        window; the later adds leave the expiry as it is)."""
         pipe = self.client.pipeline(transaction=False)
+        expiring = []
         for key, (amount, window) in amounts.items():
             pipe.incrby(key, amount)
-            pipe.expire(key, window + 1)
+            if key not in self._expiring:
+                pipe.expire(key, window + 1)
+                expiring.append(key)
         replies = pipe.execute()
-        return {key: int(replies[2 * i]) for i, key in enumerate(amounts)}
+        self._expiring.update(expiring)
+        found, i = {}, 0
+        for key in amounts:
+            found[key] = int(replies[i])
+            i += 2 if key in expiring else 1
+        return found
 
     def flush(self, now: float | None = None) -> None:
         """Add every pending count to Redis, and forget the windows that ended."""
@@ -258,6 +273,7 @@ class Counts:
         with self._lock:
             for key in [k for k, c in self._counts.items() if c.ends < now and not c.pending]:
                 del self._counts[key]
+                self._expiring.discard(key)
             due = {key: c for key, c in self._counts.items() if c.pending}
             amounts = {key: (c.pending, c.window) for key, c in due.items()}
             for c in due.values():
@@ -278,9 +294,9 @@ class Counts:
     def _ensure_flusher(self) -> None:
         """The flush runs on a thread of each process (started after a fork, by the first request); it
         ends with the counts it flushes (an application dropped, as tests drop theirs)."""
-        if self._flusher_pid == os.getpid():
+        if self._flusher_pid == _process[0]:
             return
-        self._flusher_pid = os.getpid()
+        self._flusher_pid = _process[0]
         threading.Thread(
             target=Counts._flush_forever, args=(weakref.ref(self),), name="rate-limit-flush", daemon=True
         ).start()
