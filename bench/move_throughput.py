@@ -75,11 +75,15 @@ class Conn:
         return r.status, orjson.loads(raw) if raw else None
 
 
+_FIRST_ADDRESS = [0]  # each run's clients come from addresses no earlier run used (see drive)
+
+
 def address(client: int) -> str:
     """Each client (a person's browser, a table) comes from an address of its own: 127.0.0.2, .3, ...
     (every address of 127.0.0.0/8 is the loopback), as players do; the service's per-address budget
     (NAIPES_RATE_LIMIT_ADDRESS) then counts each client, not the whole load."""
-    return f"127.0.{client // 250}.{client % 250 + 2}"
+    client += _FIRST_ADDRESS[0]
+    return f"127.{client // 62500 % 250}.{client // 250 % 250}.{client % 250 + 2}"
 
 
 def naipes_client(base: str, stop: float, out: list, seed: int) -> None:
@@ -210,6 +214,9 @@ class Samples(list):
 def drive(fn, base: str, clients: int, seconds: float) -> tuple[float, list[float]]:
     """Moves per second over the run's ``seconds`` (moves made in it), and their latencies."""
     REFUSED.clear()
+    # new addresses for every run: a client of the run before (a warm-up, another loop) may have spent
+    # its address's budget in the window this run starts in
+    _FIRST_ADDRESS[0] += 1000
     t0 = time.monotonic()
     stop = t0 + seconds
     samples = Samples(stop)
