@@ -237,3 +237,31 @@ def test_behind_a_trusted_proxy_the_hot_path_counts_the_forwarded_address(servic
     assert [get(one) for _ in range(4)] == [200, 200, 200, 429]
     assert get(other) == 200
     assert sides.reached == []
+
+
+def test_redis_away_is_the_same_503_on_both_paths(service, monkeypatch):
+    """Redis failing under a counted request (here: the core's read, as when Redis restarts) is the
+    503 problem with Retry-After on both paths, and a defect the same logged 500."""
+    import redis
+
+    sides = Sides(service, rate_limit="100 per second")
+    (gid, _), (tokens, _) = twins(service, seed=17, game="cego", options={})
+    own = bearer(tokens[to_act(service, gid)[0]])
+    assert sides.client.get(f"/games/{gid}/legal-moves", headers=own).status_code == 200  # tokens cached
+
+    def away(*_args, **_kwargs):
+        raise redis.exceptions.ConnectionError("Connection refused")
+
+    monkeypatch.setattr(service.reads, "legal_moves", away)
+    hot, flask = sides.both("GET", f"/games/{gid}/legal-moves", headers=own)
+    assert hot.status_code == 503 and hot.headers["Retry-After"] == "1", hot.get_json()
+    assert normal(hot) == normal(flask)
+
+    def defect(*_args, **_kwargs):
+        raise KeyError("a defect")
+
+    monkeypatch.setattr(service.reads, "legal_moves", defect)
+    hot, flask = sides.both("GET", f"/games/{gid}/legal-moves", headers=own)
+    assert hot.status_code == 500 and "a defect" not in hot.get_data(as_text=True)
+    assert normal(hot) == normal(flask)
+    assert sides.reached == [], "the hot path answered them"
