@@ -344,22 +344,26 @@ def test_a_deadline_job_outlasts_a_redis_restart(tmp_path, monkeypatch):
             srv.stop()
 
 
-def test_a_deadline_whose_batch_was_lost_is_still_enforced(quiet, integrator):
-    # a batch claimed and never run (the worker died under it, or RQ lost the job with Redis restarting):
-    # its lease runs out and the scheduler hands its entries out again
+@pytest.fixture()
+def quiet_worker(quiet):
+    """A worker over the quiet database, once it has registered (it re-arms every deadline as it starts:
+    what a test then does to the deadlines is not undone): the service and a client over that database."""
+    from rq import Worker
+
     url, service, client = quiet
     worker = start_worker(url)
     try:
-        _lost_batch(worker, client, integrator, service)
+        registered = lambda: any(w.pid == worker.pid for w in Worker.all(connection=service.queue_redis))  # noqa: E731
+        assert wait_for(registered, timeout=10)
+        yield service, client
     finally:
         kill_group(worker)
 
 
-def _lost_batch(worker, client, integrator, service) -> None:
-    from rq import Worker
-
-    # the worker re-arms every deadline when it starts: let it start first (it registers after), then lose the job
-    assert wait_for(lambda: any(w.pid == worker.pid for w in Worker.all(connection=service.queue_redis)), timeout=10)
+def test_a_deadline_whose_batch_was_lost_is_still_enforced(quiet_worker, integrator):
+    # a batch claimed and never run (the worker died under it, or RQ lost the job with Redis restarting):
+    # its lease runs out and the scheduler hands its entries out again
+    service, client = quiet_worker
     g = create(client, integrator, options={"turn_seconds": 1.0, "hands": 1})
     table = service.tables.table(g["id"], fresh=True)
     pending = timers.deadline_jobs(g["id"], table)
@@ -377,23 +381,12 @@ def _lost_batch(worker, client, integrator, service) -> None:
     assert wait_for(lambda: not any(service.queue_redis.zscore(timers.INFLIGHT, e) for e in entries), timeout=5)
 
 
-def test_deadlines_a_move_stored_but_never_scheduled_are_scheduled_by_the_workers(quiet, integrator):
+def test_deadlines_a_move_stored_but_never_scheduled_are_scheduled_by_the_workers(quiet_worker, integrator):
     # a move's append and its deadline jobs are two writes: Redis failing between them leaves the move
     # stored without deadlines; the workers' reconcile pass schedules them.  On a database of its own: the
     # pass looks at the most overdue games first, and the timed games other tests left silent would be
     # looked at (and enforced) before this one, so the lateness measured would be their backlog's
-    url, service, client = quiet
-    worker = start_worker(url)
-    try:
-        _never_scheduled(worker, client, integrator, service)
-    finally:
-        kill_group(worker)
-
-
-def _never_scheduled(worker, client, integrator, service) -> None:
-    from rq import Worker
-
-    assert wait_for(lambda: any(w.pid == worker.pid for w in Worker.all(connection=service.queue_redis)), timeout=10)
+    service, client = quiet_worker
     schedule, service.scheduler = service.scheduler, None  # the deadline jobs are not written
     g = create(client, integrator, options={"turn_seconds": 1.0, "hands": 1})
     service.scheduler = schedule
