@@ -171,6 +171,8 @@ def test_every_other_request_reaches_flask_untouched(service):
         ("HEAD", "/legal-moves", own, None),
         ("OPTIONS", "/moves", own, None),
         ("GET", "/legal-moves/", own, None),
+        ("GET", "/legal-moves", {**own, "Content-Type": "application/json"}, b"{"),
+        ("GET", "/legal-moves", {**own, "Content-Type": "application/json"}, b"{}"),
         ("POST", "/legal-moves", {**own, **json_type}, raw),
         ("GET", "/moves", own, None),
         ("POST", "/moves", own, raw),

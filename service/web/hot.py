@@ -22,11 +22,11 @@ the hooks call:
   log (:func:`service.web.live.observe`).
 
 A request is plain when its method and path are those two operations', it has no
-query, it sends a seat token of the path's game, and (a move) a JSON body whose
-length it states, within the size limit, that parses and fits the move body's
-schema, with well-formed If-Match and Idempotency-Key.  Any other request goes to
-Flask untouched (the bytes of the body read here are handed back), before anything
-was counted: Flask answers it as it answers every request, so every refusal of a
+query, it sends a seat token of the path's game, and, for the move, a JSON body
+whose length it states, within the size limit, that parses and fits the move body's
+schema, with well-formed If-Match and Idempotency-Key (the read has no body).  Any
+other request goes to Flask untouched (the bytes of the body read here are handed
+back), before anything was counted: Flask answers it as it answers every request, so every refusal of a
 credential, a header or a body is Flask's own.  The only answers made here are the
 operation's success and the refusals that come after the request was counted (the
 rate limit's 429, the core's 404/409/412/422, Redis away, a defect): the same
@@ -107,6 +107,8 @@ class HotPath:
         move = if_match = idem = None
         if operation == "moves":
             move, if_match, idem = self._move(environ)
+        elif environ.get("CONTENT_LENGTH", "0") not in ("", "0") or environ.get("HTTP_TRANSFER_ENCODING"):
+            raise _NotPlain  # a body on a read: Flask's strict parser looks at it
         lang = language_of(environ.get("HTTP_ACCEPT_LANGUAGE", ""))
         address = environ.get("REMOTE_ADDR") or "unknown"
         limiter = self.app.extensions.get("naipes_rate_limiter")
