@@ -19,6 +19,7 @@ import pytest
 from werkzeug.test import Client
 from werkzeug.wrappers import Response
 
+from service.core import metrics
 from service.web.app import create_app
 from service.web.hot import HotPath
 
@@ -177,6 +178,7 @@ def test_every_other_request_reaches_flask_untouched(service):
         ("GET", "/moves", own, None),
         ("POST", "/moves", own, raw),
         ("POST", "/moves", {**own, "Content-Type": "text/plain"}, raw),
+        ("POST", "/moves", {**own, "Content-Type": "application/json\xa0"}, raw),  # werkzeug strips " \t" only
         ("POST", "/moves", {**own, **json_type}, b""),
         ("POST", "/moves", {**own, **json_type}, b"{"),
         ("POST", "/moves", {**own, **json_type}, b'{"type": NaN}'),
@@ -187,6 +189,8 @@ def test_every_other_request_reaches_flask_untouched(service):
         ("POST", "/moves", {**own, **json_type}, b'{"type": "pass", "label": 3}'),
         ("POST", "/moves", {**own, **json_type}, b'{"type": "pass", "label": null}'),
         ("POST", "/moves", {**own, **json_type}, b'{"type": "' + b"p" * 65 + b'"}'),
+        ("POST", "/moves", {**own, **json_type}, b'{"type": "pass", "x": ' + b"[" * 70 + b"]" * 70 + b"}"),
+        ("POST", "/moves", {**own, **json_type}, b'{"type": "pass", "x": ' + b"[" * 940 + b"]" * 940 + b"}"),
         ("POST", "/moves", {**own, **json_type}, b'{"type": "pass", "x": "' + b"y" * 70_000 + b'"}'),
         ("POST", "/moves", {**own, **json_type, "If-Match": "later"}, raw),
         ("POST", "/moves", {**own, **json_type, "Idempotency-Key": "two words"}, raw),
@@ -197,7 +201,20 @@ def test_every_other_request_reaches_flask_untouched(service):
         hot, flask = sides.both(method, f"/games/{gid}{tail}", headers=headers, data=data)
         assert sides.reached == [f"{method} /games/{gid}{tail.partition('?')[0]}"], (method, tail, headers)
         assert normal(hot) == normal(flask), (method, tail, headers, data and data[:40])
-    # a chunked body (no Content-Length) is Flask's too
+    # a Content-Length that is no plain number (gunicorn refuses most), and a chunked body: Flask's
+    for length in ("\u00b2", "0" * 20 + "1", "+5"):
+        sides.reached.clear()
+        hot, flask = (
+            c.post(
+                f"/games/{gid}/moves",
+                headers={**own, **json_type},
+                data=raw,
+                environ_overrides={"CONTENT_LENGTH": length},
+            )
+            for c in (sides.client, sides.flask)
+        )
+        assert sides.reached == [f"POST /games/{gid}/moves"], length
+        assert normal(hot) == normal(flask), length
     sides.reached.clear()
     resp = sides.client.post(
         f"/games/{gid}/moves",
@@ -208,6 +225,26 @@ def test_every_other_request_reaches_flask_untouched(service):
     assert to_act(service, gid) == to_act(service, other), "no refused request changed the game"
 
 
+def test_a_retry_is_the_same_move_whatever_the_order_of_its_members(service):
+    # the idempotency fingerprint reads the move's members in no order: the hot path keeps the body's
+    # order, Flask's schema its own, and a client may serialise its object either way
+    sides = Sides(service)
+    (gid, _), (tokens, _) = twins(service, seed=19, game="muerte", players=("a", "b", "c", "d", "e", "f"), options={})
+    seat = to_act(service, gid)[0]
+    own = {**bearer(tokens[seat]), "Idempotency-Key": "once"}
+    offered = sides.client.get(f"/games/{gid}/legal-moves", headers=own).get_json()["moves"]
+    move = next(m for m in offered if len(m) > 3)  # two members of its own beside type and label
+    members = [(k, v) for k, v in move.items() if k != "label"]
+    sent = {**own, "Content-Type": "application/json"}
+    first = sides.client.post(f"/games/{gid}/moves", headers=sent, data=orjson.dumps(dict(members)))
+    assert first.status_code == 201, first.get_json()
+    backwards = orjson.dumps(dict(reversed(members)))
+    for client in (sides.client, sides.flask):
+        again = client.post(f"/games/{gid}/moves", headers=sent, data=backwards)
+        assert again.status_code == 201 and again.get_json() == {**first.get_json(), "replayed": True}
+    assert service.tables.table(gid, fresh=True)["version"] == first.get_json()["version"]
+
+
 def test_the_hot_path_counts_each_request_once_and_refuses_past_the_limit_as_flask_does(service, monkeypatch):
     monkeypatch.setenv("NAIPES_RATE_LIMIT_ADDRESS", "off")
     sides = Sides(service, rate_limit="3 per minute")
@@ -216,8 +253,10 @@ def test_the_hot_path_counts_each_request_once_and_refuses_past_the_limit_as_fla
     seen = [sides.client.get(f"/games/{gid}/legal-moves", headers=own) for _ in range(4)]
     assert [r.status_code for r in seen] == [200, 200, 200, 429]
     assert [re.search(r"\br=(\d+)", r.headers["RateLimit"])[1] for r in seen] == ["2", "1", "0", "0"]
+    refused = metrics.ERRORS.labels(status="429")._value.get()
     flask = sides.flask.get(f"/games/{gid}/legal-moves", headers=own)
     assert normal(seen[3]) == normal(flask)
+    assert metrics.ERRORS.labels(status="429")._value.get() == refused + 1, "Flask counts its 429 too"
     assert int(seen[3].headers["Retry-After"]) >= 1
     assert sides.reached == [], "the hot path answered all four"
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from domain import registry, wire
 from domain import table as tables
 from domain.base import RuleViolation
-from events.envelope import dumps, loads, now_iso
+from events.envelope import canonical, dumps, loads, now_iso
 from events.store import VersionConflict
 from service.core import catalogue, facts, words
 from service.core import sight as sights
@@ -45,7 +45,8 @@ class Moves:
         ``label`` in ``lang``).  A move may carry the ``label`` legal-moves gave it: it is ignored."""
         move = {k: v for k, v in move.items() if k != "label"}
         idem = f"{seat}:{idempotency_key}" if idempotency_key else None
-        fingerprint = hashlib.sha256(dumps(move)).hexdigest() if idem else None
+        # the move's members in any order are the same move (a JSON object's members have none)
+        fingerprint = hashlib.sha256(canonical(move)).hexdigest() if idem else None
         try:
             return self._move(game_id, seat, move, if_match, idem, fingerprint, actor, lang)
         except ProblemError:

@@ -47,12 +47,21 @@ def _where(path: tuple | None) -> str:
     return "".join(reversed(parts)).lstrip(".") or "the body"
 
 
+MAX_DEPTH = 64  # arrays and objects nested in one another: no body of the contract comes near
+
+
 def _check(value) -> None:
     """No refused number, and every string and member name valid Unicode: no lone surrogate (a
-    \\ud800-\\udfff escape without its pair), which nothing downstream could store or send back."""
-    stack = [(value, None)]
+    \\ud800-\\udfff escape without its pair), which nothing downstream could store or send back;
+    and no deeper than MAX_DEPTH (a limit of its own, so that whichever code parses a body, with
+    however much of the stack used, the same bodies are refused)."""
+    stack = [(value, None, 0)]
     while stack:
-        node, path = stack.pop()
+        node, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            where = _where(path)
+            where = where if len(where) <= 60 else where[:60] + "..."
+            raise BadJSON(f"{where}: the JSON body is nested too deeply (more than {MAX_DEPTH} levels)")
         if isinstance(node, _Refused):
             raise BadJSON(f"{_where(path)}: {node.why}")
         if isinstance(node, str):
@@ -68,9 +77,9 @@ def _check(value) -> None:
                         f"{_where(path)}: a member name holds a lone surrogate escape (\\ud800 to "
                         "\\udfff without its pair); text must be valid Unicode"
                     )
-                stack.append((v, (path, k)))
+                stack.append((v, (path, k), depth + 1))
         elif isinstance(node, list):
-            stack.extend((v, (path, i)) for i, v in enumerate(node))
+            stack.extend((v, (path, i), depth + 1) for i, v in enumerate(node))
 
 
 def strict_loads(data: str | bytes) -> object:

@@ -41,11 +41,12 @@ import re
 import time
 
 import redis
+from werkzeug.http import parse_options_header
 
 from events.envelope import dumps
 from service.core.errors import ProblemError
 from service.core.ids import is_game_id
-from service.logs import game_context
+from service.logs import game_context, set_version
 from service.web.base import bearer_of, language_of, problem_for, redis_down, unexpected
 from service.web.bodies import BadJSON, strict_loads
 from service.web.games import idempotency_key, if_match_version
@@ -55,6 +56,7 @@ from service.web.ratelimit import Client, limit_headers, ordered
 log = logging.getLogger("naipes.http")
 
 _PATH = re.compile(r"/games/([^/]+)/(legal-moves|moves)")
+_LENGTH = re.compile(r"[0-9]{1,12}")  # a Content-Length this layer reads (any other: Flask's)
 _OPERATIONS = {("GET", "legal-moves"), ("POST", "moves")}
 _PATTERNS = {"legal-moves": "/games/<game_id:game_id>/legal-moves", "moves": "/games/<game_id:game_id>/moves"}
 
@@ -133,6 +135,7 @@ class HotPath:
                     status, headers = 201, [("ETag", f'"{body["version"]}"')]
             except Exception as exc:  # noqa: BLE001 - every failure of a counted request is answered, as Flask does
                 return self._failed(environ, start_response, exc, windows, game_id, route, path, t0)
+            set_version(body["version"])  # the access log's line names it, as Flask's does
             data = dumps(body)
             headers = [
                 ("Content-Type", "application/json"),
@@ -159,13 +162,13 @@ class HotPath:
     def _move(self, environ) -> tuple[dict, int | None, str | None]:
         """The move, If-Match and Idempotency-Key of a plain move request (else not plain; the body
         read is handed back to Flask)."""
-        mimetype = environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower()
+        mimetype = parse_options_header(environ.get("CONTENT_TYPE", ""))[0].lower()  # as werkzeug reads it
         length = environ.get("CONTENT_LENGTH", "")
         limit = self.app.config["MAX_CONTENT_LENGTH"]
         if (
             mimetype != "application/json"
             or environ.get("HTTP_TRANSFER_ENCODING")
-            or not length.isdigit()
+            or not _LENGTH.fullmatch(length)
             or not 0 < int(length) <= limit
         ):
             raise _NotPlain

@@ -487,5 +487,6 @@ def install(api, app) -> None:
     """Register the live routes and the metrics hooks on an application."""
     api.register_blueprint(live)
     app.extensions["naipes_fanout"] = Fanout()  # the streams' readers, one per game followed here
-    app.before_request(_before)
+    # the first hook: every answer is timed and counted, a refusal by an earlier hook (a 429) too
+    app.before_request_funcs.setdefault(None, []).insert(0, _before)
     app.after_request(_after)
