@@ -11,7 +11,7 @@ the hooks call:
 
 * the credential: :func:`service.web.base.bearer_of`, then
   ``Identity.viewer(..., seat_only=True)``;
-* the body: the Content-Type, the size limit, :func:`service.web.app.strict_loads`
+* the body: the Content-Type, the size limit, :func:`service.web.bodies.strict_loads`
   and the move body's schema (``type`` and ``label``; the move's own fields are
   checked by the application core, as for every route);
 * the headers: :func:`service.web.games.if_match_version`,
