@@ -6,6 +6,8 @@ import json
 import math
 import re
 
+import orjson
+
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1  # what the event store's JSON (orjson) can write back
 SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -50,18 +52,31 @@ def _where(path: tuple | None) -> str:
 MAX_DEPTH = 64  # arrays and objects nested in one another: no body of the contract comes near
 
 
-def _check(value) -> None:
-    """No refused number, and every string and member name valid Unicode: no lone surrogate (a
-    \\ud800-\\udfff escape without its pair), which nothing downstream could store or send back;
-    and no deeper than MAX_DEPTH (a limit of its own, so that whichever code parses a body, with
-    however much of the stack used, the same bodies are refused)."""
+def _too_deep(path: tuple | None) -> BadJSON:
+    where = _where(path) if path is not None else "the body"
+    where = where if len(where) <= 60 else where[:60] + "..."
+    return BadJSON(f"{where}: the JSON body is nested too deeply (more than {MAX_DEPTH} levels)")
+
+
+def _check_depth(value) -> None:
+    """No value deeper than MAX_DEPTH, walked without recursion."""
     stack = [(value, None, 0)]
     while stack:
         node, path, depth = stack.pop()
         if depth > MAX_DEPTH:
-            where = _where(path)
-            where = where if len(where) <= 60 else where[:60] + "..."
-            raise BadJSON(f"{where}: the JSON body is nested too deeply (more than {MAX_DEPTH} levels)")
+            raise _too_deep(path)
+        if isinstance(node, dict):
+            stack.extend((v, (path, k), depth + 1) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, (path, i), depth + 1) for i, v in enumerate(node))
+
+
+def _check(value) -> None:
+    """No refused number, and every string and member name valid Unicode: no lone surrogate (a
+    \\ud800-\\udfff escape without its pair), which nothing downstream could store or send back."""
+    stack = [(value, None)]
+    while stack:
+        node, path = stack.pop()
         if isinstance(node, _Refused):
             raise BadJSON(f"{_where(path)}: {node.why}")
         if isinstance(node, str):
@@ -77,9 +92,9 @@ def _check(value) -> None:
                         f"{_where(path)}: a member name holds a lone surrogate escape (\\ud800 to "
                         "\\udfff without its pair); text must be valid Unicode"
                     )
-                stack.append((v, (path, k), depth + 1))
+                stack.append((v, (path, k)))
         elif isinstance(node, list):
-            stack.extend((v, (path, i), depth + 1) for i, v in enumerate(node))
+            stack.extend((v, (path, i)) for i, v in enumerate(node))
 
 
 def strict_loads(data: str | bytes) -> object:
@@ -90,11 +105,20 @@ def strict_loads(data: str | bytes) -> object:
             data = bytes(data).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise BadJSON(f"the body is not UTF-8 (byte {exc.start})") from None
+    # the nesting first, on orjson's parse (C, with no Python recursion): json.loads below recurses
+    # on the interpreter's stack, so where it gives up would depend on the caller's depth
+    try:
+        shape = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass  # json.loads names the problem (past orjson's own limit of 1,024 levels: it recurses out)
+    else:
+        _check_depth(shape)
     try:
         value = json.loads(data, parse_int=_strict_int, parse_float=_strict_float, parse_constant=_not_a_number)
     except json.JSONDecodeError as exc:
         raise BadJSON(f"the body is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:
-        raise BadJSON("the JSON body is nested too deeply") from None
+        raise _too_deep(None) from None
     _check(value)
+    _check_depth(value)
     return value
