@@ -18,7 +18,7 @@ the hooks call:
   :func:`service.web.games.idempotency_key`, :func:`service.web.base.language_of`;
 * the rate limits (:meth:`service.web.ratelimit.RateLimits.count`), the
   application core (``Reads.legal_moves``, ``Moves.move``), the problem
-  responses (:func:`service.web.app.problem_for`), the metrics and the access
+  responses (:func:`service.web.base.problem_for`), the metrics and the access
   log (:func:`service.web.live.observe`).
 
 A request is plain when its method and path are those two operations', it has no
@@ -26,8 +26,8 @@ query, it sends a seat token of the path's game, and, for the move, a JSON body
 whose length it states, within the size limit, that parses and fits the move body's
 schema, with well-formed If-Match and Idempotency-Key (the read has no body).  Any
 other request goes to Flask untouched (the bytes of the body read here are handed
-back), before anything was counted: Flask answers it as it answers every request, so every refusal of a
-credential, a header or a body is Flask's own.  The only answers made here are the
+back), before anything was counted: Flask answers it as it answers every request,
+so every refusal of a credential, a header or a body is Flask's own.  The only answers made here are the
 operation's success and the refusals that come after the request was counted (the
 rate limit's 429, the core's 404/409/412/422, Redis away, a defect): the same
 status, headers and body as Flask's, which ``tests/test_hot_path.py`` holds them to.
@@ -36,7 +36,6 @@ status, headers and body as Flask's, which ``tests/test_hot_path.py`` holds them
 from __future__ import annotations
 
 import io
-import logging
 import re
 import time
 
@@ -52,8 +51,7 @@ from service.web.bodies import BadJSON, strict_loads
 from service.web.games import idempotency_key, if_match_version
 from service.web.live import observe, route_pattern
 from service.web.ratelimit import Client, limit_headers, ordered
-
-log = logging.getLogger("naipes.http")
+from service.web.schemas import MoveSchema
 
 _PATH = re.compile(r"/games/([^/]+)/(legal-moves|moves)")
 _LENGTH = re.compile(r"[0-9]{1,12}")  # a Content-Length this layer reads (any other: Flask's)
@@ -214,19 +212,23 @@ class HotPath:
         )
 
 
+# the bounds of the move body's schema, read from it (MoveSchema: type 1 to 64 characters, label at most 1,000)
+_TYPE, _LABEL = (MoveSchema().fields[name].validators[0] for name in ("type", "label"))
+
+
 def _move_body(body) -> dict:
-    """The move body as the move body's schema loads it (``MoveSchema``: ``type``, a string of 1 to 64
-    characters, and ``label``, a string of at most 1,000, first; the game's own fields after them,
-    as sent), or the request is not plain."""
+    """The move body as the move body's schema loads it (``MoveSchema``: ``type`` and ``label``,
+    strings within its bounds, first; the game's own fields after them, as sent), or the request is
+    not plain."""
     if not isinstance(body, dict):
         raise _NotPlain
     kind = body.get("type")
-    if not isinstance(kind, str) or not 1 <= len(kind) <= 64:
+    if not isinstance(kind, str) or not _TYPE.min <= len(kind) <= _TYPE.max:
         raise _NotPlain
     move = {"type": kind}
     if "label" in body:
         label = body["label"]
-        if not isinstance(label, str) or len(label) > 1000:
+        if not isinstance(label, str) or len(label) > _LABEL.max:
             raise _NotPlain
         move["label"] = label
     for key, value in body.items():

@@ -252,19 +252,19 @@ class Counts:
         """Add to shared counts in one round trip; returns each key's new count.  A key is given its
         expiry by each process's first add to it (whichever process creates it, it expires with its
         window; the later adds leave the expiry as it is)."""
+        fresh = amounts.keys() - self._expiring
         pipe = self.client.pipeline(transaction=False)
-        expiring = []
         for key, (amount, window) in amounts.items():
             pipe.incrby(key, amount)
-            if key not in self._expiring:
+            if key in fresh:
                 pipe.expire(key, window + 1)
-                expiring.append(key)
-        replies = pipe.execute()
-        self._expiring.update(expiring)
-        found, i = {}, 0
+        replies = iter(pipe.execute())
+        found = {}
         for key in amounts:
-            found[key] = int(replies[i])
-            i += 2 if key in expiring else 1
+            found[key] = int(next(replies))
+            if key in fresh:
+                next(replies)  # the EXPIRE's
+        self._expiring |= fresh
         return found
 
     def flush(self, now: float | None = None) -> None:
