@@ -43,9 +43,49 @@ except ImportError:  # run from outside the project
     pass
 
 
+def _one_write_responses() -> None:
+    """A response whose whole body comes in one piece (every JSON answer) leaves in one ``sendall``:
+    gunicorn sends the status line and headers, then the body, in two writes (two system calls, two
+    segments, the client woken twice).  The headers are still gunicorn's own (its ``send_headers``,
+    written into a buffer); anything else (a streamed, chunked or body-less response) is written as
+    gunicorn writes it."""
+    from gunicorn.http import wsgi
+
+    if getattr(wsgi.Response, "_naipes_one_write", False):
+        return
+    write, send_headers = wsgi.Response.write, wsgi.Response.send_headers
+
+    class Buffer(list):
+        sendall = list.append
+
+    def one_write(self, arg):
+        if (
+            self.headers_sent
+            or self.chunked
+            or self._omits_body
+            or not isinstance(arg, bytes)
+            or self.response_length is None
+            or len(arg) != self.response_length
+        ):
+            return write(self, arg)
+        sock, buffer = self.sock, Buffer()
+        self.sock = buffer
+        try:
+            send_headers(self)
+        finally:
+            self.sock = sock
+        sock.sendall(b"".join(buffer) + arg)
+        self.sent += len(arg)
+
+    wsgi.Response.write = one_write
+    wsgi.Response._naipes_one_write = True
+
+
 def post_worker_init(worker):
-    """gevent worker: a time limit on every socket operation of a connection, and at most
+    """Every worker: responses in one write (:func:`_one_write_responses`).  gevent worker: a time
+    limit on every socket operation of a connection, and at most
     ``connections_per_address`` connections held at once by one client address (the next ones get 503)."""
+    _one_write_responses()
     if worker_class != "gevent" or not hasattr(worker, "timeout_ctx"):
         return
     import collections
