@@ -115,7 +115,7 @@ def naipes_client(base: str, stop: float, out: list, seed: int) -> None:
 
 
 def _seat_loop(
-    base: str, gid: str, token: str, stop: float, out: list, seed: int, source: str, view: str = "every"
+    base: str, gid: str, token: str, stop: float, out: list, seed: int, source: str, view: str = "view=every"
 ) -> None:
     """One seat following its own stream with ``view=every``: it posts a move whenever a state offers
     it moves, and reads nothing else (one request per move)."""
@@ -124,7 +124,7 @@ def _seat_loop(
     auth = {"Authorization": f"Bearer {token}"}
     host, port = base.removeprefix("http://").split(":")
     stream = http.client.HTTPConnection(host, int(port), timeout=30, source_address=(source, 0))
-    stream.request("GET", f"/games/{gid}/stream?view={view}", headers=auth)
+    stream.request("GET", f"/games/{gid}/stream?{view}", headers=auth)
     lines = stream.getresponse().fp
     event = None
     try:
@@ -158,7 +158,7 @@ def _seat_loop(
         stream.close()
 
 
-def push_client(base: str, stop: float, out: list, seed: int, view: str = "every") -> None:
+def push_client(base: str, stop: float, out: list, seed: int, view: str = "view=every") -> None:
     """A table played through the push loop: a thread per seat, each on its own stream (``view=every``:
     a state after every batch; ``view=turn``: only when the seat must act)."""
     c = Conn(base, address(seed))
@@ -184,7 +184,11 @@ def push_client(base: str, stop: float, out: list, seed: int, view: str = "every
 
 
 def turn_client(base: str, stop: float, out: list, seed: int) -> None:
-    push_client(base, stop, out, seed, view="turn")
+    push_client(base, stop, out, seed, view="view=turn")
+
+
+def states_client(base: str, stop: float, out: list, seed: int) -> None:
+    push_client(base, stop, out, seed, view="view=turn&events=none")
 
 
 def bare_client(base: str, stop: float, out: list, seed: int) -> None:

@@ -86,13 +86,14 @@ def test_a_resumed_stream_sends_no_state_unless_asked(live_server, integrator):
     assert r.status_code == 422 and "view" in r.text
 
 
-@pytest.mark.parametrize("view", ["every", "turn"])
-def test_seats_play_a_whole_game_from_their_streams_with_one_request_per_move(live_server, integrator, view):
+@pytest.mark.parametrize("view,events", [("every", "all"), ("turn", "all"), ("turn", "none"), ("every", "none")])
+def test_seats_play_a_whole_game_from_their_streams_with_one_request_per_move(live_server, integrator, view, events):
     """Each seat follows its own stream with view=every (a state after every batch) or view=turn (a
     state only when the seat must act) and posts a move whenever a state offers it moves: no reads
-    besides the streams."""
+    besides the streams.  With events=none the streams send their states and nothing else."""
     base = live_server.url
     idle_states: list[int] = []  # states after the first that offered the seat nothing
+    others: list[str] = []  # messages other than states
     g = new_game(base, integrator)
     gid, toks = g["id"], tokens(g)
     posts: list[int] = []
@@ -104,14 +105,18 @@ def test_seats_play_a_whole_game_from_their_streams_with_one_request_per_move(li
         try:
             with requests.get(
                 f"{base}/games/{gid}/stream",
-                params={"view": view},
+                params={"view": view, "events": events},
                 headers=bearer(toks[seat]),
                 stream=True,
                 timeout=60,
             ) as r:
                 first = True
                 for kind, msg in sse(r, timeout=60):
-                    if kind != "event" or msg["event"] != "state":
+                    if kind != "event":
+                        continue
+                    if msg["event"] != "state":
+                        with lock:
+                            others.append(msg["event"])
                         continue
                     state = orjson.loads(msg["data"])
                     if state["view"]["finished"]:
@@ -150,3 +155,50 @@ def test_seats_play_a_whole_game_from_their_streams_with_one_request_per_move(li
         assert not idle_states, idle_states
     else:  # every batch brought each seat a state, its turn or not
         assert idle_states
+    if events == "none":
+        assert not others, others[:5]
+    else:  # each seat's stream carried the events between its states
+        assert len(others) >= len(toks) * posts.count(201)
+
+
+def test_a_stream_of_states_alone_needs_a_view_that_sends_them(live_server, integrator):
+    """events=none with no view, or a view that sends at most one state, would be a silent stream: 422
+    naming the parameter; an unknown value too."""
+    base = live_server.url
+    g = new_game(base, integrator)
+    gid, toks = g["id"], tokens(g)
+    for params in ({"events": "none"}, {"events": "none", "view": "first"}, {"events": "none", "view": "none"}):
+        r = requests.get(f"{base}/games/{gid}/stream", params=params, headers=bearer(toks[0]), timeout=30)
+        assert r.status_code == 422, (params, r.text)
+        assert r.headers["Content-Type"] == "application/problem+json"
+        assert "events" in r.text and "view=every or view=turn" in r.text
+    r = requests.get(f"{base}/games/{gid}/stream", params={"events": "some"}, timeout=30)
+    assert r.status_code == 422 and "events" in r.text
+
+
+def test_a_resumed_stream_of_states_alone_goes_on_from_the_state_it_shows(live_server, integrator):
+    """Resuming with Last-Event-ID (the id of the last state received) and events=none: the seat's
+    current state, then the state after the next move, none of the events it missed and no state twice."""
+    base = live_server.url
+    g = new_game(base, integrator)
+    gid, toks = g["id"], tokens(g)
+    view = requests.get(f"{base}/games/{gid}", headers=bearer(toks[0])).json()
+    seat = view["to_act"][0]
+    with requests.get(
+        f"{base}/games/{gid}/stream",
+        params={"view": "every", "events": "none"},
+        headers={**bearer(toks[seat]), "Last-Event-ID": "1"},
+        stream=True,
+        timeout=30,
+    ) as r:
+        messages = sse(r, timeout=30)
+        kind, msg = next(m for m in messages if m[0] == "event")
+        state = orjson.loads(msg["data"])
+        assert msg["event"] == "state" and int(msg["id"]) == state["version"] == view["version"]
+        assert state["legal_moves"]["seat"] == seat and state["legal_moves"]["moves"]
+        p = requests.post(
+            f"{base}/games/{gid}/moves", json=state["legal_moves"]["moves"][0], headers=bearer(toks[seat]), timeout=30
+        )
+        assert p.status_code == 201, p.text
+        kind, msg = next(m for m in messages if m[0] == "event")
+        assert msg["event"] == "state" and int(msg["id"]) == p.json()["version"] > view["version"]

@@ -44,6 +44,7 @@ MAX_STREAMS_PER_ADDRESS = max(
 RECHECK_SECONDS = 2.0  # a replaced seat token or a revoked key ends its streams within this
 HELD_POLL_SECONDS = 1.0  # how often a stream held at an embargo's horizon looks whether it lifted
 VIEW_MODES = ("first", "every", "turn", "none")
+EVENT_MODES = ("all", "none")
 
 live = Blueprint(
     "live",
@@ -71,6 +72,15 @@ class StreamQuerySchema(ma.Schema):
             "never (the default when resuming)"
         },
     )
+    events = fields.String(
+        load_default="all",
+        validate=validate.OneOf(EVENT_MODES),
+        metadata={
+            "description": "Whether the stream sends the events (`all`, the default) or only its `state` messages "
+            "(`none`, with `view=every` or `view=turn`): a seat that plays from its state alone then receives one "
+            "message when its turn comes and nothing while the others play"
+        },
+    )
     token = fields.String(
         validate=validate.Length(min=1, max=512),
         metadata={
@@ -78,6 +88,13 @@ class StreamQuerySchema(ma.Schema):
             "an Authorization header (a browser's EventSource)"
         },
     )
+
+    @ma.validates_schema
+    def _states_only(self, data, **_kwargs):
+        if data.get("events") == "none" and data.get("view") not in ("every", "turn"):
+            raise ma.ValidationError(
+                "events=none sends only state messages: it needs view=every or view=turn", "events"
+            )
 
 
 # One message of the stream, as SSE clients parse it (each field a string; data is the envelope's JSON)
@@ -202,7 +219,8 @@ class Stream(MethodView):
             "GET /games/{game_id}/events filters it, as one SSE message: `id:` the event's version, "
             "`event:` its type, `data:` the "
             "envelope JSON on one line. With `view=every` a new `state` follows each batch of events, so a seat "
-            "learns its turn and its moves from the stream and needs one request per move. "
+            "learns its turn and its moves from the stream and needs one request per move; with `events=none` "
+            "(and `view=every` or `view=turn`) the stream sends those states and nothing else. "
             "A comment line (`: heartbeat`) is sent every 15 seconds without events. "
             "Reconnecting with `Last-Event-ID` (or `after`) resumes without loss. The stream ends "
             "after the last event of a finished game, or with a comment saying why (`: credential revoked`, "
@@ -240,7 +258,7 @@ class Stream(MethodView):
         lang = language()  # read now: the body is sent after the request context is gone
         fanout = current_app.extensions["naipes_fanout"]
         resp = Response(
-            _sse(svc, fanout, game_id, viewer, after, heartbeat, holds, release, lang, views, resumed),
+            _sse(svc, fanout, game_id, viewer, after, heartbeat, holds, release, lang, views, resumed, query["events"]),
             mimetype="text/event-stream",
         )
         resp.call_on_close(release)  # also when the body never started
@@ -283,12 +301,14 @@ def _sse(
     lang: str = "en",
     views: str = "none",
     resumed: bool = True,
+    events: str = "all",
 ):
     """The stream's body; releases its slot when the client goes, the game ends or the credential ends.
 
     The game's hub (:mod:`service.web.fanout`) reads the log once for every stream of the game in this
     process; this stream renders each version it reads as its caller may see it.  ``views``: when a
-    ``state`` message is sent (``first``, ``every`` or ``none``).  A fresh stream (``resumed`` False:
+    ``state`` message is sent (``first``, ``every``, ``turn`` or ``none``); ``events``: ``none`` sends the
+    states alone (the events are passed over unrendered).  A fresh stream (``resumed`` False:
     neither Last-Event-ID nor ``after``) goes on with the events after the state it shows; a resumed one
     with the events after its position, whatever state it shows.  The credential is checked again
     before every batch is sent and at least every RECHECK_SECONDS / 2 while the game is quiet."""
@@ -300,7 +320,8 @@ def _sse(
         if views != "none":
             head = hub.head
             version, message, last = hub.state(head, viewer, hub.sight(head, viewer), lang)
-            position = position if resumed else version  # a fresh stream goes on after the state it shows
+            # a fresh stream goes on after the state it shows, and so does one of states alone
+            position = position if resumed and events == "all" else version
             yield message
             if last and position >= version:
                 return  # a finished game shown whole: nothing follows
@@ -316,15 +337,19 @@ def _sse(
             held = seen.horizon is not None and not seen.full and not seen.own_seat
             until = min(head.version, seen.horizon) if held else head.version
             if position < until:
-                position, text = hub.events(head, seen, lang, position, until)
+                if events == "none":  # the states alone: the batch is passed over
+                    position, text = until, ""
+                else:
+                    position, text = hub.events(head, seen, lang, position, until)
                 # a state after the batch, unless newer events are on their way (and a state after them)
                 wanted = views == "every" or (views == "turn" and _acting(viewer, head.table))
                 if wanted and position == until and (held or hub.head is head):
                     version, message, _last = hub.state(head, viewer, seen, lang)
                     if version == position:
                         text += message
-                yield text
-                quiet = time.monotonic()
+                if text:
+                    yield text
+                    quiet = time.monotonic()
                 if position < until:
                     continue  # catching up
             # the end of a finished game's log; a caller held back by an embargo waits for it to lift
