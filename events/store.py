@@ -59,6 +59,21 @@ return {1, expected + n}
 """
 
 
+# KEYS: head, stream; ARGV: the version the caller holds, the most events it takes
+# Returns {head version} when the caller is current, behind by more than it takes or ahead of
+# the head; else {head version, event, event, ...}: the events after the caller's version.
+_SINCE = """
+local head = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+local held = tonumber(ARGV[1])
+if head <= held or head - held > tonumber(ARGV[2]) then return {head} end
+local out = {head}
+for _, entry in ipairs(redis.call('XRANGE', KEYS[2], (held + 1) .. '-0', head .. '-0')) do
+  out[#out + 1] = entry[2][2]
+end
+return out
+"""
+
+
 # KEYS: checkpoint hash; ARGV: fresh ('1': drop the hash first), top field,
 #       highest version saved, ttl, then field, value, field, value ...
 # The top only rises (a reader checks that the checkpoint it names is there).
@@ -94,6 +109,7 @@ class EventStore:
         self.redis = client
         self._append = client.register_script(_APPEND)
         self._save_checkpoints = client.register_script(_SAVE_CHECKPOINTS)
+        self._since = client.register_script(_SINCE)
 
     # -- writing -------------------------------------------------------
     def append(
@@ -169,6 +185,13 @@ class EventStore:
         if version is None:
             return 0, GENESIS
         return int(version), h.decode()
+
+    def since(self, game_id: str, version: int, most: int) -> tuple[int, list[dict]]:
+        """The head version and, when the log is ahead of ``version`` by at most ``most`` events,
+        those events (else none), in one round trip: a reader holding the game at ``version`` learns
+        whether it is current and, if a few events behind, catches up without the snapshot."""
+        reply = self._since(keys=[key(game_id, "head"), key(game_id, "events")], args=[version, most])
+        return int(reply[0]), [loads(raw) for raw in reply[1:]]
 
     def head_versions(self, game_ids: list[str]) -> list[int | None]:
         """Each game's head version (None: no such game), in one round trip."""

@@ -73,7 +73,7 @@ class Moves:
         for attempt in range(MAX_RETRIES):
             if if_match is not None and table["version"] != if_match:
                 if attempt == 0:
-                    table = self.naipes.tables.table(game_id, fresh=True)
+                    table = self.naipes.tables.table(game_id)  # the cache may be behind: caught up
                 if table["version"] != if_match:
                     raise ProblemError(
                         412,
@@ -93,9 +93,11 @@ class Moves:
             try:
                 decided = module.decide(table["state"], command)
             except RuleViolation as exc:
-                if attempt == 0 and not self._is_fresh(game_id, table):
-                    table = self.naipes.tables.table(game_id, fresh=True)
-                    continue
+                if attempt == 0:  # refused by a cached table that may be behind: decided again on the current one
+                    current = self.naipes.tables.table(game_id)
+                    if current["version"] != table["version"]:
+                        table = current
+                        continue
                 raise rule_problem(exc, acting=seat in facts.to_act(table)) from None
             stamp = now_iso()
             envs, new_table = self.naipes.appender.append_events(
@@ -128,7 +130,7 @@ class Moves:
                         f"the game moved past version {if_match} before this move was applied",
                         "version-mismatch",
                     ) from None
-                table = self.naipes.tables.table(game_id, fresh=True)
+                table = self.naipes.tables.table(game_id)
                 continue
             if result is not None:
                 return self._replayed(result, fingerprint)
@@ -151,10 +153,6 @@ class Moves:
                 rule="card-code",
                 field=exc.path,
             ) from None
-
-    def _is_fresh(self, game_id: str, table: dict) -> bool:
-        version, _ = self.naipes.store.head(game_id)
-        return version == table["version"]
 
     @staticmethod
     def _replayed(raw: bytes, fingerprint: str | None) -> dict:

@@ -35,15 +35,29 @@ class Tables:
         """The game's table at its latest version.
 
         Other processes append too (other web workers, RQ workers), so a read
-        checks the stored head version (one small round trip) and uses the
-        cached table only when it is current.  A move may ``trust_cache``: the
+        checks the stored head version and uses the cached table when it is
+        current; when it is a few events behind (moves made through another
+        process), the same round trip brings those events and they are folded
+        onto it.  Otherwise the snapshot and the events after it are read.  A move may ``trust_cache``: the
         append script refuses it if the cache was behind, and it retries.
         """
         with self._lock:
             cached = self._cache.get(game_id)
         if cached is not None and not fresh:
-            if trust_cache or self.naipes.store.head(game_id)[0] == cached["version"]:
+            if trust_cache:
                 return cached
+            head, behind = self.naipes.store.since(game_id, cached["version"], self.CATCH_UP)
+            if head == cached["version"]:
+                return cached
+            if (
+                behind
+                and behind[0]["version"] == cached["version"] + 1
+                and behind[0]["prev_hash"] == cached["hash"]
+                and behind[-1]["version"] == head
+            ):  # a few events behind (another process's moves): folded onto the cached table
+                table = tables.fold(behind, cached)
+                self.remember(game_id, table)
+                return table
         raw = self.naipes.store.snapshot(game_id)
         if raw is not None:
             table = loads(raw)
@@ -106,6 +120,8 @@ class Tables:
     # the tables of recent folds are kept here too.  At most REPLAY_SLOTS
     # replays fold at once in a process; more get 503 with Retry-After.
     REPLAY_EVERY = 128
+
+    CATCH_UP = 64  # a cached table this few events behind its head is caught up from the log, not the snapshot
 
     REPLAY_CACHE = 256
 
