@@ -13,7 +13,10 @@ from __future__ import annotations
 import io
 import json
 
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service.core.errors import ProblemError
 from service.core.keys import KeyStore
@@ -309,3 +312,57 @@ def test_the_strict_parser_names_what_it_refuses(raw, mentions):
     # and reads everything else as Python's own JSON does
     sound = f'{{"a": [1, -2, 2.5, 1e308, {2**63 - 1}, {-(2**63)}, "\\u00f1\\ud83c\\udca1\\u0000", null, true, {{}}]}}'
     assert strict_loads(sound) == json.loads(sound) == strict_loads(sound.encode())
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def _nested(depth: int, inner: str = "0") -> str:
+    return "[" * depth + inner + "]" * depth
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON)
+def test_the_fast_read_of_a_plain_body_is_the_strict_parse(value):
+    """A body orjson reads with nothing to refuse is taken as orjson read it; the answer, or the refusal
+    and its words, is the one of the full parse (json.loads with the strict hooks) for any body."""
+    raw = json.dumps(value)
+    for text in (raw, _nested(60, raw), _nested(63, raw), _nested(64, raw), _nested(65, raw)):
+        expected = _strict_slow(text)
+        try:
+            got = strict_loads(text)
+        except BadJSON as exc:
+            got = ("refused", str(exc))
+        assert got == expected
+        if not isinstance(expected, tuple):
+            assert json.dumps(got) == json.dumps(expected)  # the same numbers, to the type
+
+
+def _strict_slow(text: str):
+    from service.web import bodies
+
+    plain = bodies._plain
+    bodies._plain = lambda _value: False  # the full parse, always
+    try:
+        return strict_loads(text)
+    except BadJSON as exc:
+        return ("refused", str(exc))
+    finally:
+        bodies._plain = plain
+
+
+def test_the_fast_read_leaves_every_refusal_to_the_full_parse():
+    from service.web import bodies
+
+    for raw in (f"[{2**64}]", f"[{-(2**63) - 1}]", "[1.5e-400]", "[1e308]", _nested(65), '{"a": 2.0}'):
+        assert not bodies._plain(orjson.loads(raw)), raw
+    for raw in (f"[{2**63 - 1}]", f"[{-(2**63)}]", _nested(64), '{"type": "play", "cards": ["7S"]}', "[true, null]"):
+        assert bodies._plain(orjson.loads(raw)), raw

@@ -97,9 +97,34 @@ def _check(value) -> None:
             stack.extend((v, (path, i)) for i, v in enumerate(node))
 
 
+def _plain(value) -> bool:
+    """Whether orjson's parse of a body is what the strict parser gives, with nothing to refuse: no
+    number but integers within 64 bits (orjson reads an integer past 64 bits as a float, so a float
+    is left to the full parse) and no nesting past MAX_DEPTH.  orjson itself refuses what is not
+    JSON, non-finite numbers and lone surrogate escapes."""
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            if depth >= MAX_DEPTH:
+                return False
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            if depth >= MAX_DEPTH:
+                return False
+            stack.extend((v, depth + 1) for v in node)
+        elif isinstance(node, float) or (isinstance(node, int) and not INT_MIN <= node <= INT_MAX):
+            return False
+    return True
+
+
 def strict_loads(data: str | bytes) -> object:
     """The one JSON parser of request bodies: standard JSON, UTF-8, valid Unicode text, integers within
-    64 bits and finite numbers only (anything else is :class:`BadJSON`)."""
+    64 bits and finite numbers only (anything else is :class:`BadJSON`).
+
+    A body orjson reads with nothing to refuse (:func:`_plain`: every move and most bodies) is its
+    parse; any other is parsed again by ``json.loads`` with strict number hooks, which names what it
+    refuses and where."""
     if isinstance(data, (bytes, bytearray)):
         try:
             data = bytes(data).decode("utf-8")
@@ -112,6 +137,8 @@ def strict_loads(data: str | bytes) -> object:
     except orjson.JSONDecodeError:
         pass  # json.loads names the problem (past orjson's own limit of 1,024 levels: it recurses out)
     else:
+        if _plain(shape):
+            return shape
         _check_depth(shape)
     try:
         value = json.loads(data, parse_int=_strict_int, parse_float=_strict_float, parse_constant=_not_a_number)
