@@ -178,3 +178,26 @@ def test_environment_keys_from_the_command_line(redis_url, monkeypatch):
         x for x in runner.invoke(cli, ["keys", "list"]).output.splitlines() if x.startswith(key_id)
     )
     assert Naipes(redis.Redis.from_url(redis_url), api_keys=[env_key]).identity.integrator(env_key) is None
+
+
+def test_an_environment_key_written_like_a_seat_token_is_still_a_key(redis_url, monkeypatch):
+    """Seat tokens (st_...) are not hashed and looked up among the keys, unless an environment key
+    itself starts with st_: then that key works, and a seat token is still no key."""
+    from service.core import keys as keys_module
+
+    hashed: list[str] = []
+    original = keys_module.digest
+
+    def counting(secret: str) -> str:
+        hashed.append(secret)
+        return original(secret)
+
+    monkeypatch.setattr(keys_module, "digest", counting)
+    plain = Naipes(redis.Redis.from_url(redis_url), api_keys=[API_KEY])
+    hashed.clear()
+    assert plain.identity.integrator("st_abc.def") is None
+    assert hashed == [], "a seat token is not hashed as a key when no key is written like one"
+    odd = "st_operator_key_" + "x" * 20
+    svc = Naipes(redis.Redis.from_url(redis_url), api_keys=[API_KEY, odd])
+    assert svc.identity.integrator(odd) is not None
+    assert svc.identity.integrator("st_abc.def") is None

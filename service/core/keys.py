@@ -75,6 +75,8 @@ class KeyStore:
         self._bootstrap = {
             digest(k): KeyRecord(env_key_id(digest(k)), ENV_NAME, frozenset(SCOPES)) for k in (bootstrap or []) if k
         }
+        # whether an environment key is written like a seat token (else a seat token is never a key)
+        self._seat_formed = any(k.startswith(SEAT_TOKEN_FORM) for k in (bootstrap or []) if k)
         self._cache: TTLCache = TTLCache(maxsize=4096, ttl=CACHE_SECONDS)
         self._lock = threading.Lock()
         if self._bootstrap:
@@ -104,9 +106,11 @@ class KeyStore:
         """The record of a key, revoked or not, or None (not a key)."""
         if not secret:
             return None
+        if secret.startswith(SEAT_TOKEN_FORM) and not self._seat_formed:
+            return None  # a seat token: the store's keys all read nk_..., so no need to ask it (nor to hash it)
         h = digest(secret)
         if secret.startswith(SEAT_TOKEN_FORM) and h not in self._bootstrap:
-            return None  # a seat token: the store's keys all read nk_..., so no need to ask it
+            return None
         with self._lock:
             hit = self._cache.get(h)
         if hit is None:
