@@ -7,7 +7,8 @@ move is a real ``POST /games/{id}/moves`` preceded by
 client is a table whose every seat follows its own event stream with
 ``?view=every`` (its view and legal moves pushed after each batch of events)
 and posts a move whenever it is offered some: one request per move; ``turn``
-is the same loop with ``?view=turn`` (a state only when the seat must act).  The bare
+is the same loop with ``?view=turn`` (a state only when the seat must act), and ``states`` with
+``?view=turn&events=none`` (that state and nothing else: one message per turn).  The bare
 app answers the same two requests (one Redis GET, then JSON parsing and one
 XADD) on the same gunicorn configuration.  The peer (``bench/peer``, run when
 Node.js is there) is boardgame.io with a shedding game of secret hands, as
@@ -78,33 +79,44 @@ class Conn:
 _FIRST_ADDRESS = [0]  # each run's clients come from addresses no earlier run used (see drive)
 
 
-def address(client: int) -> str:
-    """Each client (a person's browser, a table) comes from an address of its own: 127.0.0.2, .3, ...
-    (every address of 127.0.0.0/8 is the loopback), as players do; the service's per-address budget
-    (NAIPES_RATE_LIMIT_ADDRESS) then counts each client, not the whole load."""
-    client += _FIRST_ADDRESS[0]
-    return f"127.{client // 62500 % 250}.{client // 250 % 250}.{client % 250 + 2}"
+SEATS = 5  # the seats of a benchmark table (five-seat Dalmuti)
+
+
+def address(client: int, seat: int | None = None) -> str:
+    """Each player comes from an address of its own: a table's owner (``seat`` None) and each of its
+    seats, 127.0.0.2, .3, ... (every address of 127.0.0.0/8 is the loopback), as players at a table
+    do; the service's per-address budget (NAIPES_RATE_LIMIT_ADDRESS) then counts a player, not a
+    table or the whole load."""
+    n = client * (SEATS + 1) + (0 if seat is None else seat + 1) + _FIRST_ADDRESS[0]
+    return f"127.{n // 62500 % 250}.{n // 250 % 250}.{n % 250 + 2}"
 
 
 def naipes_client(base: str, stop: float, out: list, seed: int) -> None:
+    """A table: its owner creates the game, then each move is made by a seat the game waits for, from
+    that seat's own connection and address (the legal moves, then the move)."""
     rng = random.Random(seed)
     c = Conn(base, address(seed))
+    players = [Conn(base, address(seed, seat)) for seat in range(SEATS)]
     auth = {"Authorization": f"Bearer {API_KEY}"}
     while time.monotonic() < stop:
         _, g = c.call(
-            "POST", "/games", {"game": "dalmuti", "players": [f"p{i}" for i in range(5)], "options": {"hands": 1}}, auth
+            "POST",
+            "/games",
+            {"game": "dalmuti", "players": [f"p{i}" for i in range(SEATS)], "options": {"hands": 1}},
+            auth,
         )
         toks = {x["seat"]: {"Authorization": f"Bearer {x['token']}"} for x in g["seats"]}
         to_act = c.call("GET", f"/games/{g['id']}")[1]["to_act"]
         while to_act and time.monotonic() < stop:
             seat = rng.choice(to_act)
-            status, listed = c.call("GET", f"/games/{g['id']}/legal-moves", headers=toks[seat])
+            p = players[seat]
+            status, listed = p.call("GET", f"/games/{g['id']}/legal-moves", headers=toks[seat])
             if status == 429:  # the client address's budget (NAIPES_RATE_LIMIT_ADDRESS): wait and go on
                 REFUSED.append(1)
                 time.sleep(0.05)
                 continue
             t0 = time.perf_counter()
-            status, body = c.call("POST", f"/games/{g['id']}/moves", rng.choice(listed["moves"]), toks[seat])
+            status, body = p.call("POST", f"/games/{g['id']}/moves", rng.choice(listed["moves"]), toks[seat])
             if status == 429:
                 REFUSED.append(1)
                 time.sleep(0.05)
@@ -166,12 +178,15 @@ def push_client(base: str, stop: float, out: list, seed: int, view: str = "view=
     n = 0
     while time.monotonic() < stop:
         _, g = c.call(
-            "POST", "/games", {"game": "dalmuti", "players": [f"p{i}" for i in range(5)], "options": {"hands": 1}}, auth
+            "POST",
+            "/games",
+            {"game": "dalmuti", "players": [f"p{i}" for i in range(SEATS)], "options": {"hands": 1}},
+            auth,
         )
         seats = [
             threading.Thread(
                 target=_seat_loop,
-                args=(base, g["id"], x["token"], stop, out, seed * 100 + n * 10 + i, address(seed), view),
+                args=(base, g["id"], x["token"], stop, out, seed * 100 + n * 10 + i, address(seed, x["seat"]), view),
                 daemon=True,
             )
             for i, x in enumerate(g["seats"])
@@ -192,9 +207,13 @@ def states_client(base: str, stop: float, out: list, seed: int) -> None:
 
 
 def bare_client(base: str, stop: float, out: list, seed: int) -> None:
-    c = Conn(base, address(seed))
+    """A table of the bare stack: each move's two requests from one of its seats' connections, as
+    the naipes loop makes them."""
+    rng = random.Random(seed)
+    players = [Conn(base, address(seed, seat)) for seat in range(SEATS)]
     gid = f"g{seed}"
     while time.monotonic() < stop:
+        c = players[rng.randrange(SEATS)]
         c.call("GET", f"/games/{gid}/legal-moves")
         t0 = time.perf_counter()
         status, _ = c.call("POST", f"/games/{gid}/moves", {"type": "play", "cards": [7, 7, 13]})
@@ -220,7 +239,7 @@ def drive(fn, base: str, clients: int, seconds: float) -> tuple[float, list[floa
     REFUSED.clear()
     # new addresses for every run: a client of the run before (a warm-up, another loop) may have spent
     # its address's budget in the window this run starts in
-    _FIRST_ADDRESS[0] += 1000
+    _FIRST_ADDRESS[0] += 1000 * (SEATS + 1)
     t0 = time.monotonic()
     stop = t0 + seconds
     samples = Samples(stop)
@@ -246,8 +265,8 @@ def main() -> None:
     ap.add_argument(
         "--loops",
         nargs="+",
-        default=["naipes", "push", "turn", "bare", "peer"],
-        choices=["naipes", "push", "turn", "bare", "peer"],
+        default=["naipes", "push", "turn", "states", "bare", "peer"],
+        choices=["naipes", "push", "turn", "states", "bare", "peer"],
     )
     args = ap.parse_args()
     print(f"machine: {machine()}")
@@ -261,6 +280,7 @@ def main() -> None:
                 ("naipes", naipes_client, app_base),
                 ("push", push_client, app_base),
                 ("turn", turn_client, app_base),
+                ("states", states_client, app_base),
                 ("bare", bare_client, bare_base),
                 ("peer", None, None),
             )
@@ -313,7 +333,7 @@ def main() -> None:
                     )
                 ratios = [
                     f"{a}/{b} {rows[a] / rows[b]:.2f}"
-                    for a in ("naipes", "push", "turn")
+                    for a in ("naipes", "push", "turn", "states")
                     for b in ("bare", "peer")
                     if a in rows and b in rows and rows[b]
                 ]

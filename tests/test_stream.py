@@ -275,3 +275,26 @@ def test_the_streams_of_a_game_share_one_reader_that_reads_each_batch_once(
     while hubs.hubs():
         assert time.monotonic() < deadline, "the reader outlived its streams"
         time.sleep(0.05)
+
+
+def test_the_reader_of_a_finished_game_ends_soon_after_its_last_stream(live_server, integrator):
+    """A reader waits on its game's log up to WAIT_SECONDS, but only FINISHED_WAIT_SECONDS once the game
+    is over: the streams end with its last event, and the reader with them, not seconds later (holding
+    a Redis connection all that time)."""
+    assert fanout.FINISHED_WAIT_SECONDS * 4 < fanout.WAIT_SECONDS
+    base = live_server.url
+    g = new_game(base, integrator)
+    hubs = live_server.app.extensions["naipes_fanout"]
+    with requests.get(f"{base}/games/{g['id']}/stream", stream=True, timeout=30) as r:
+        assert r.status_code == 200
+        deadline = time.monotonic() + 10
+        while not hubs.hubs():
+            assert time.monotonic() < deadline, "the stream's reader did not start"
+            time.sleep(0.01)
+        play(base, g, random.Random(3))
+        for _kind, _msg in sse(r, timeout=60):  # to the end of the stream: the game is over
+            pass
+    ended = time.monotonic()
+    while hubs.hubs():
+        assert time.monotonic() - ended < fanout.WAIT_SECONDS / 2, "the reader lingered on a finished game"
+        time.sleep(0.02)

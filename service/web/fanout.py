@@ -31,6 +31,9 @@ log = logging.getLogger("naipes.live")
 BATCH = 500  # events a stream sends at once, at most
 RECENT = 512  # events a hub keeps in memory for the streams a little behind it
 WAIT_SECONDS = 5.0  # a reader's blocking read: a hub left without streams ends within this
+# ... and once its game is over: its streams end with the last event, and a reader lingering on a finished
+# game would hold a Redis connection that the next game's reader then opens anew
+FINISHED_WAIT_SECONDS = 0.25
 TOKENS_SECONDS = 1.0  # how long a hub trusts the game's seat tokens it read
 SHARED = 256  # renderings a version keeps for the streams that see it alike
 
@@ -94,8 +97,10 @@ class Hub:
         return folded
 
     def _next(self, after: int) -> list[dict]:
-        """The envelopes after version ``after`` (at most BATCH), waiting up to WAIT_SECONDS for the first."""
-        return self.svc.store.read_new(self.game_id, after, BATCH, int(WAIT_SECONDS * 1000))
+        """The envelopes after version ``after`` (at most BATCH), waiting up to WAIT_SECONDS for the first
+        (FINISHED_WAIT_SECONDS once the game is over)."""
+        wait = WAIT_SECONDS if tables.outcome(self.head.table) is None else FINISHED_WAIT_SECONDS
+        return self.svc.store.read_new(self.game_id, after, BATCH, int(wait * 1000))
 
     # -- for the streams -------------------------------------------------
     def wait(self, version: int, timeout: float) -> None:
