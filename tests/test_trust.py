@@ -368,3 +368,60 @@ def test_the_live_stream_keeps_the_embargo(live_server, service):
                     break
     assert seen and max(seen) < start, "the stream showed a deal other tables are still playing"
     assert heartbeats >= 2, "the stream ended while the embargo held"
+
+
+def test_a_stream_held_at_the_embargo_does_not_tell_that_its_table_finished(live_server, service):
+    """A spectator of a duplicate table that has played its deal out, held at the embargo's horizon,
+    resumes its stream with view=turn: it gets the events it may see and no state, as it would while
+    the table still played (a state sent because the real game is over would tell it so)."""
+    import requests
+
+    from .test_stream import sse
+
+    base = live_server.url
+    integrator_h = {"Authorization": "Bearer nk_test_integrator_key"}
+    body = {
+        "game": "dalmuti",
+        "options": {"hands": 1},
+        "players": [f"s{i}" for i in range(8)],
+        "format": "duplicate",
+        "rounds": 1,
+        "table_size": {"min": 4, "max": 4},
+    }
+    t = requests.post(base + "/tournaments", json=body, headers=integrator_h, timeout=10).json()
+    a = t["round_detail"]["tables"][0]
+    gid = a["game_id"]
+    toks = {s["seat"]: s["token"] for s in a["seats"]}
+
+    def follow() -> tuple[list[str], int]:
+        with requests.get(
+            f"{base}/games/{gid}/stream", params={"view": "turn", "after": 0}, stream=True, timeout=30
+        ) as r:
+            assert r.status_code == 200
+            kinds, heartbeats = [], 0
+            for kind, msg in sse(r, timeout=20):
+                if kind == "event":
+                    kinds.append(msg["event"])
+                elif msg == "heartbeat":
+                    heartbeats += 1
+                    if heartbeats >= 2:
+                        return kinds, heartbeats
+        return kinds, heartbeats
+
+    rng = random.Random(8)
+    moved = 0
+    while not requests.get(f"{base}/games/{gid}", headers=bearer(toks[0]), timeout=10).json()["finished"]:
+        view = requests.get(f"{base}/games/{gid}", headers=bearer(toks[0]), timeout=10).json()
+        seat = rng.choice(view["to_act"])
+        moves = requests.get(f"{base}/games/{gid}/legal-moves", headers=bearer(toks[seat]), timeout=10).json()
+        requests.post(
+            f"{base}/games/{gid}/moves", json=rng.choice(moves["moves"]), headers=bearer(toks[seat]), timeout=10
+        )
+        moved += 1
+        if moved == 3:  # the table still plays: what a held spectator gets then
+            playing, _ = follow()
+    finished, heartbeats = follow()
+    assert heartbeats >= 2, "the stream ended while the embargo held"
+    # view=turn: the state the stream opens with, then the events up to the horizon and no state after
+    assert playing[0] == "state" and len(playing) > 1 and "state" not in playing[1:]
+    assert finished == playing, "the held spectator's stream told that the table had finished"

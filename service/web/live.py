@@ -342,7 +342,8 @@ def _sse(
                 else:
                     position, text = hub.events(head, seen, lang, position, until)
                 # a state after the batch, unless newer events are on their way (and a state after them)
-                wanted = views == "every" or (views == "turn" and _acting(viewer, head.table))
+                # (a caller held at an embargo's horizon is not told the game is over: it sees no end yet)
+                wanted = views == "every" or (views == "turn" and not held and _acting(viewer, head.table))
                 if wanted and position == until and (held or hub.head is head):
                     version, message, _last = hub.state(head, viewer, seen, lang)
                     if version == position:
