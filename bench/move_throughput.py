@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import os
 import random
 import sys
 import tempfile
@@ -36,6 +37,7 @@ import time
 from pathlib import Path
 
 import orjson
+import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -251,6 +253,29 @@ def drive(fn, base: str, clients: int, seconds: float) -> tuple[float, list[floa
     return len(samples) / seconds, list(samples)
 
 
+def cpu_seconds(web: int, alone: list[int]) -> float:
+    """The CPU seconds (user and system) that gunicorn ``web`` with its workers, and the processes
+    ``alone`` (not their children), have spent."""
+    total = 0.0
+    try:
+        root = psutil.Process(web)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        procs = []
+    for pid in alone:
+        try:
+            procs.append(psutil.Process(pid))
+        except psutil.NoSuchProcess:
+            continue
+    for proc in procs:
+        try:
+            times = proc.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--clients", type=int, nargs="+", default=[4, 8, 16, 24, 32])
@@ -273,6 +298,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(tmp) as server:
         app, app_base = gunicorn("service.web.app:create_app()", server.url)
         bare, bare_base = gunicorn("bench.bare:app", server.url)
+        servers = {app_base: app, bare_base: bare}
         best: dict[str, tuple[float, int, float]] = {}
         loops = [
             (name, fn, base)
@@ -293,6 +319,7 @@ def main() -> None:
                     drive(fn, base, max(args.clients), 2.0)
             for clients in args.clients:
                 moves = {name: 0 for name, _, _ in loops}
+                cpu = {name: 0.0 for name, _, _ in loops}  # CPU seconds of every process the loop runs on
                 latencies: dict[str, list[float]] = {name: [] for name, _, _ in loops}
                 refused = {name: 0 for name, _, _ in loops}
                 peer_failed = None
@@ -310,8 +337,12 @@ def main() -> None:
                                 continue
                             moves[name] += found["moves"]
                             latencies[name].extend(found["latencies_ms"])
+                            cpu[name] += found["server_cpu_s"] + found["load_cpu_s"]
                             continue
+                        alone = [server.proc.pid, os.getpid()]  # Redis, the load generator
+                        spent = cpu_seconds(servers[base].pid, alone)
                         rate, lat = drive(fn, base, clients, slice_)
+                        cpu[name] += cpu_seconds(servers[base].pid, alone) - spent
                         moves[name] += round(rate * slice_)
                         latencies[name].extend(lat)
                         refused[name] += len(REFUSED)
@@ -326,10 +357,12 @@ def main() -> None:
                     if rate > best.get(name, (0.0, 0, 0.0))[0]:
                         best[name] = (rate, clients, percentile(lat, 0.99))
                     what = f"boardgame.io, {clients} tables" if name == "peer" else f"{refused[name]} 429s"
+                    per_move = cpu[name] / moves[name] * 1000 if moves[name] else float("nan")
                     print(
                         f"{clients:3d} clients  {name:6s}  {rate:8.1f} moves/s"
                         f"  p50 {percentile(lat, 0.5) * 1000:6.2f} ms"
-                        f"  p99 {percentile(lat, 0.99) * 1000:6.2f} ms  ({moves[name]} moves, {what})"
+                        f"  p99 {percentile(lat, 0.99) * 1000:6.2f} ms"
+                        f"  CPU {per_move:5.2f} ms/move  ({moves[name]} moves, {what})"
                     )
                 ratios = [
                     f"{a}/{b} {rows[a] / rows[b]:.2f}"
