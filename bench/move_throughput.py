@@ -82,6 +82,7 @@ _FIRST_ADDRESS = [0]  # each run's clients come from addresses no earlier run us
 
 
 SEATS = 5  # the seats of a benchmark table (five-seat Dalmuti)
+PLAY_OUT_SECONDS = 10  # how long a push loop's tables may play their games out after a run (uncounted)
 
 
 def address(client: int, seat: int | None = None) -> str:
@@ -132,7 +133,9 @@ def _seat_loop(
     base: str, gid: str, token: str, stop: float, out: list, seed: int, source: str, view: str = "view=every"
 ) -> None:
     """One seat following its own stream with ``view=every``: it posts a move whenever a state offers
-    it moves, and reads nothing else (one request per move)."""
+    it moves, and reads nothing else (one request per move).  Past ``stop`` it plays its game out
+    (those moves are not counted), so that the game's streams end with it instead of staying open,
+    idle, while the next loops are measured."""
     rng = random.Random(seed)
     post = Conn(base, source)
     auth = {"Authorization": f"Bearer {token}"}
@@ -142,7 +145,7 @@ def _seat_loop(
     lines = stream.getresponse().fp
     event = None
     try:
-        while time.monotonic() < stop:
+        while time.monotonic() < stop + PLAY_OUT_SECONDS:
             raw = lines.readline()
             if not raw:
                 return  # the stream ended: the game is over
@@ -159,7 +162,7 @@ def _seat_loop(
                     t0 = time.perf_counter()
                     move = rng.choice(offered["moves"])
                     status, body = post.call("POST", f"/games/{gid}/moves", move, headers)
-                    while status == 429 and time.monotonic() < stop:  # the client address's budget
+                    while status == 429 and time.monotonic() < stop + PLAY_OUT_SECONDS:  # the address's budget
                         REFUSED.append(1)
                         time.sleep(0.05)
                         t0 = time.perf_counter()
@@ -196,7 +199,7 @@ def push_client(base: str, stop: float, out: list, seed: int, view: str = "view=
         for t in seats:
             t.start()
         for t in seats:
-            t.join(timeout=max(0.0, stop + 5 - time.monotonic()))
+            t.join(timeout=max(0.0, stop + PLAY_OUT_SECONDS + 1 - time.monotonic()))
         n += 1
 
 
@@ -248,8 +251,8 @@ def drive(fn, base: str, clients: int, seconds: float) -> tuple[float, list[floa
     threads = [threading.Thread(target=fn, args=(base, stop, samples, i), daemon=True) for i in range(clients)]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join(timeout=max(0.0, stop + 5 - time.monotonic()))  # a client still waiting then is left behind
+    for t in threads:  # a client still waiting then is left behind
+        t.join(timeout=max(0.0, stop + PLAY_OUT_SECONDS + 2 - time.monotonic()))
     return len(samples) / seconds, list(samples)
 
 
@@ -340,9 +343,16 @@ def main() -> None:
                             cpu[name] += found["server_cpu_s"] + found["load_cpu_s"]
                             continue
                         alone = [server.proc.pid, os.getpid()]  # Redis, the load generator
-                        spent = cpu_seconds(servers[base].pid, alone)
+                        spent = [cpu_seconds(servers[base].pid, alone)]
+                        # read again as the run ends (a push loop's tables then play their games out)
+                        at_stop = threading.Timer(
+                            slice_,
+                            lambda: spent.append(cpu_seconds(servers[base].pid, alone)),  # noqa: B023 - joined below
+                        )
+                        at_stop.start()
                         rate, lat = drive(fn, base, clients, slice_)
-                        cpu[name] += cpu_seconds(servers[base].pid, alone) - spent
+                        at_stop.join()
+                        cpu[name] += spent[1] - spent[0]
                         moves[name] += round(rate * slice_)
                         latencies[name].extend(lat)
                         refused[name] += len(REFUSED)
