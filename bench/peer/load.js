@@ -211,15 +211,17 @@ async function main() {
     latencies_ms: sorted.map((x) => round(x, 3)),
   };
   if (opts.check) Object.assign(result, { checked_states: stats.checked, leaks: stats.leaks });
-  process.stdout.write(JSON.stringify(result) + '\n');
+  let code = 0;
   if (opts.check && (stats.leaks || stalled.length)) {
     console.error(
       `load.js --check: ${stats.leaks ? `${stats.leaks} views leaked (${stats.firstLeak})` : 'no leak'}; ` +
         `${stalled.length} tables stalled`
     );
-    process.exit(3);
+    code = 3;
   }
-  process.exit(0);
+  // exit once the line is written: a pipe takes it in pieces of 64 KiB, and an exit before the last one
+  // cut the line short (every move's latency makes it hundreds of KiB)
+  process.stdout.write(JSON.stringify(result) + '\n', () => process.exit(code));
 }
 
 main().catch(fail);
