@@ -325,6 +325,41 @@ def test_a_chunked_import_is_read_whole_or_refused_whole(redis_url, client, inte
         proc.wait()
 
 
+def _duplicate_table(base: str) -> tuple[str, dict[int, str]]:
+    """The first table of a new duplicate tournament of two four-seat tables (one deal): its id and
+    its seats' tokens."""
+    import requests
+
+    body = {
+        "game": "dalmuti",
+        "options": {"hands": 1},
+        "players": [f"s{i}" for i in range(8)],
+        "format": "duplicate",
+        "rounds": 1,
+        "table_size": {"min": 4, "max": 4},
+    }
+    integrator_h = {"Authorization": "Bearer nk_test_integrator_key"}
+    t = requests.post(base + "/tournaments", json=body, headers=integrator_h, timeout=10).json()
+    a = t["round_detail"]["tables"][0]
+    return a["game_id"], {s["seat"]: s["token"] for s in a["seats"]}
+
+
+def _play_out(base: str, gid: str, toks: dict[int, str], rng: random.Random, after_move=lambda _n: None) -> None:
+    """Random legal moves over HTTP until the game is over (``after_move`` is called with each move's count)."""
+    import requests
+
+    moved = 0
+    while not requests.get(f"{base}/games/{gid}", headers=bearer(toks[0]), timeout=10).json()["finished"]:
+        view = requests.get(f"{base}/games/{gid}", headers=bearer(toks[0]), timeout=10).json()
+        seat = rng.choice(view["to_act"])
+        moves = requests.get(f"{base}/games/{gid}/legal-moves", headers=bearer(toks[seat]), timeout=10).json()
+        requests.post(
+            f"{base}/games/{gid}/moves", json=rng.choice(moves["moves"]), headers=bearer(toks[seat]), timeout=10
+        )
+        moved += 1
+        after_move(moved)
+
+
 def test_the_live_stream_keeps_the_embargo(live_server, service):
     """The stream goes through the same decision as /events: an anonymous stream of a duplicate
     table that has played a deal out shows nothing of that deal, and does not end while the
@@ -334,27 +369,8 @@ def test_the_live_stream_keeps_the_embargo(live_server, service):
     from .test_stream import sse
 
     base = live_server.url
-    integrator_h = {"Authorization": "Bearer nk_test_integrator_key"}
-    body = {
-        "game": "dalmuti",
-        "options": {"hands": 1},
-        "players": [f"s{i}" for i in range(8)],
-        "format": "duplicate",
-        "rounds": 1,
-        "table_size": {"min": 4, "max": 4},
-    }
-    t = requests.post(base + "/tournaments", json=body, headers=integrator_h, timeout=10).json()
-    a = t["round_detail"]["tables"][0]
-    gid = a["game_id"]
-    toks = {s["seat"]: s["token"] for s in a["seats"]}
-    rng = random.Random(7)
-    while not requests.get(f"{base}/games/{gid}", headers=bearer(toks[0]), timeout=10).json()["finished"]:
-        view = requests.get(f"{base}/games/{gid}", headers=bearer(toks[0]), timeout=10).json()
-        seat = rng.choice(view["to_act"])
-        moves = requests.get(f"{base}/games/{gid}/legal-moves", headers=bearer(toks[seat]), timeout=10).json()
-        requests.post(
-            f"{base}/games/{gid}/moves", json=rng.choice(moves["moves"]), headers=bearer(toks[seat]), timeout=10
-        )
+    gid, toks = _duplicate_table(base)
+    _play_out(base, gid, toks, random.Random(7))
     start = service.tables.table(gid)["deals"]["starts"][0]
     with requests.get(f"{base}/games/{gid}/stream", stream=True, timeout=30) as r:
         assert r.status_code == 200
@@ -370,7 +386,7 @@ def test_the_live_stream_keeps_the_embargo(live_server, service):
     assert heartbeats >= 2, "the stream ended while the embargo held"
 
 
-def test_a_stream_held_at_the_embargo_does_not_tell_that_its_table_finished(live_server, service):
+def test_a_stream_held_at_the_embargo_does_not_tell_that_its_table_finished(live_server):
     """A spectator of a duplicate table that has played its deal out, held at the embargo's horizon,
     resumes its stream with view=turn: it gets the events it may see and no state, as it would while
     the table still played (a state sent because the real game is over would tell it so)."""
@@ -379,19 +395,7 @@ def test_a_stream_held_at_the_embargo_does_not_tell_that_its_table_finished(live
     from .test_stream import sse
 
     base = live_server.url
-    integrator_h = {"Authorization": "Bearer nk_test_integrator_key"}
-    body = {
-        "game": "dalmuti",
-        "options": {"hands": 1},
-        "players": [f"s{i}" for i in range(8)],
-        "format": "duplicate",
-        "rounds": 1,
-        "table_size": {"min": 4, "max": 4},
-    }
-    t = requests.post(base + "/tournaments", json=body, headers=integrator_h, timeout=10).json()
-    a = t["round_detail"]["tables"][0]
-    gid = a["game_id"]
-    toks = {s["seat"]: s["token"] for s in a["seats"]}
+    gid, toks = _duplicate_table(base)
 
     def follow() -> tuple[list[str], int]:
         with requests.get(
@@ -408,18 +412,13 @@ def test_a_stream_held_at_the_embargo_does_not_tell_that_its_table_finished(live
                         return kinds, heartbeats
         return kinds, heartbeats
 
-    rng = random.Random(8)
-    moved = 0
-    while not requests.get(f"{base}/games/{gid}", headers=bearer(toks[0]), timeout=10).json()["finished"]:
-        view = requests.get(f"{base}/games/{gid}", headers=bearer(toks[0]), timeout=10).json()
-        seat = rng.choice(view["to_act"])
-        moves = requests.get(f"{base}/games/{gid}/legal-moves", headers=bearer(toks[seat]), timeout=10).json()
-        requests.post(
-            f"{base}/games/{gid}/moves", json=rng.choice(moves["moves"]), headers=bearer(toks[seat]), timeout=10
-        )
-        moved += 1
+    playing: list[str] = []
+
+    def while_playing(moved: int) -> None:
         if moved == 3:  # the table still plays: what a held spectator gets then
-            playing, _ = follow()
+            playing.extend(follow()[0])
+
+    _play_out(base, gid, toks, random.Random(8), while_playing)
     finished, heartbeats = follow()
     assert heartbeats >= 2, "the stream ended while the embargo held"
     # view=turn: the state the stream opens with, then the events up to the horizon and no state after
