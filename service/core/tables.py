@@ -38,8 +38,9 @@ class Tables:
         checks the stored head version and uses the cached table when it is
         current; when it is a few events behind (moves made through another
         process), the same round trip brings those events and they are folded
-        onto it.  Otherwise the snapshot and the events after it are read.  A move may ``trust_cache``: the
-        append script refuses it if the cache was behind, and it retries.
+        onto it.  Otherwise the snapshot and the events after it are read.  A
+        move may ``trust_cache``: the append script refuses it if the cache was
+        behind, and it retries.
         """
         with self._lock:
             cached = self._cache.get(game_id)

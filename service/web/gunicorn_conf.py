@@ -56,17 +56,27 @@ def _one_write_responses() -> None:
     write, send_headers = wsgi.Response.write, wsgi.Response.send_headers
 
     class Buffer(list):
-        sendall = list.append
+        def sendall(self, data) -> None:
+            self.append(bytes(data))
+
+        def send(self, data) -> int:
+            self.sendall(data)
+            return len(data)
 
     def one_write(self, arg):
-        if (
-            self.headers_sent
-            or self.chunked
-            or self._omits_body
-            or not isinstance(arg, bytes)
-            or self.response_length is None
-            or len(arg) != self.response_length
-        ):
+        try:
+            whole = (
+                not self.headers_sent
+                and not self.chunked
+                and not getattr(self, "_omits_body", False)
+                and self.req.method != "HEAD"
+                and isinstance(arg, bytes)
+                and self.response_length is not None
+                and len(arg) == self.response_length
+            )
+        except AttributeError:  # another gunicorn's Response: written its own way
+            whole = False
+        if not whole:
             return write(self, arg)
         sock, buffer = self.sock, Buffer()
         self.sock = buffer
