@@ -58,7 +58,7 @@ import redis
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import move_throughput as mt
-from bench.common import ROOT, gunicorn, machine
+from bench.common import ROOT, cpu_delta, cpu_of, gunicorn, machine
 from events.embedded import EmbeddedRedis
 from service.core.listing import INDEX, INDEX_INFO
 from tests.cluster import LocalCluster
@@ -188,24 +188,6 @@ def redis_now(node: Node) -> RedisFigures:
     )
     OWN[node.name, "out"] += reply
     return figures
-
-
-def cpu_of(pid: int) -> dict[int, float]:
-    """User + system seconds of a process and its descendants, by pid."""
-    out = {}
-    try:
-        root = psutil.Process(pid)
-        for p in [root, *root.children(recursive=True)]:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                t = p.cpu_times()
-                out[p.pid] = t.user + t.system
-    except psutil.NoSuchProcess:
-        pass
-    return out
-
-
-def cpu_delta(before: dict[int, float], after: dict[int, float]) -> float:
-    return sum(t - before.get(pid, 0.0) for pid, t in after.items())
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import subprocess
@@ -9,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,3 +57,21 @@ def percentile(values: list[float], q: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def cpu_of(pid: int, descendants: bool = True) -> dict[int, float]:
+    """User + system seconds of a process and (unless ``descendants`` is False) its descendants, by pid."""
+    out = {}
+    try:
+        root = psutil.Process(pid)
+        for p in [root, *root.children(recursive=True)] if descendants else [root]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                t = p.cpu_times()
+                out[p.pid] = t.user + t.system
+    except psutil.NoSuchProcess:
+        pass
+    return out
+
+
+def cpu_delta(before: dict[int, float], after: dict[int, float]) -> float:
+    return sum(t - before.get(pid, 0.0) for pid, t in after.items())

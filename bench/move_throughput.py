@@ -37,11 +37,10 @@ import time
 from pathlib import Path
 
 import orjson
-import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import API_KEY, gunicorn, machine, percentile
+from bench.common import API_KEY, cpu_delta, cpu_of, gunicorn, machine, percentile
 from bench.peer import run_peer
 from events.embedded import EmbeddedRedis
 
@@ -256,27 +255,10 @@ def drive(fn, base: str, clients: int, seconds: float) -> tuple[float, list[floa
     return len(samples) / seconds, list(samples)
 
 
-def cpu_seconds(web: int, alone: list[int]) -> float:
-    """The CPU seconds (user and system) that gunicorn ``web`` with its workers, and the processes
-    ``alone`` (not their children), have spent."""
-    total = 0.0
-    try:
-        root = psutil.Process(web)
-        procs = [root, *root.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        procs = []
-    for pid in alone:
-        try:
-            procs.append(psutil.Process(pid))
-        except psutil.NoSuchProcess:
-            continue
-    for proc in procs:
-        try:
-            times = proc.cpu_times()
-        except psutil.NoSuchProcess:
-            continue
-        total += times.user + times.system
-    return total
+def cpu_now(web: int, redis_pid: int) -> dict[int, float]:
+    """The CPU seconds, by process, of gunicorn ``web`` with its workers, of Redis and of this load
+    generator (not its children: the servers)."""
+    return {**cpu_of(web), **cpu_of(redis_pid), **cpu_of(os.getpid(), descendants=False)}
 
 
 def main() -> None:
@@ -342,17 +324,17 @@ def main() -> None:
                             latencies[name].extend(found["latencies_ms"])
                             cpu[name] += found["server_cpu_s"] + found["load_cpu_s"]
                             continue
-                        alone = [server.proc.pid, os.getpid()]  # Redis, the load generator
-                        spent = [cpu_seconds(servers[base].pid, alone)]
+                        web = servers[base].pid
+                        spent = [cpu_now(web, server.proc.pid)]
                         # read again as the run ends (a push loop's tables then play their games out)
                         at_stop = threading.Timer(
                             slice_,
-                            lambda: spent.append(cpu_seconds(servers[base].pid, alone)),  # noqa: B023 - joined below
+                            lambda: spent.append(cpu_now(web, server.proc.pid)),  # noqa: B023 - joined below
                         )
                         at_stop.start()
                         rate, lat = drive(fn, base, clients, slice_)
                         at_stop.join()
-                        cpu[name] += spent[1] - spent[0]
+                        cpu[name] += cpu_delta(*spent)
                         moves[name] += round(rate * slice_)
                         latencies[name].extend(lat)
                         refused[name] += len(REFUSED)

@@ -34,11 +34,10 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-import psutil
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.common import cpu_delta, cpu_of  # noqa: E402
 from events.embedded import free_port  # noqa: E402
 
 PEER = ROOT / "bench" / "peer"
@@ -122,12 +121,6 @@ def _wait_until_up(server: subprocess.Popen, base: str, log: Path, timeout: floa
     raise RuntimeError(f"bench/peer/server.js did not answer on {base} within {timeout:.0f} s")
 
 
-def _cpu(pid: int) -> float:
-    """The CPU seconds a running process has spent (user and system)."""
-    times = psutil.Process(pid).cpu_times()
-    return times.user + times.system
-
-
 def run_peer(tables: int, seconds: float, check: bool = False) -> dict | None:
     """Run the boardgame.io peer: ``tables`` concurrent tables for ``seconds``; its figures, or None when
     Node.js is absent or its packages cannot be installed.  ``check`` makes the load generator check
@@ -152,7 +145,7 @@ def run_peer(tables: int, seconds: float, check: bool = False) -> dict | None:
         try:
             _wait_until_up(server, base, log)
             command = [node, "load.js", "--server", base, "--tables", str(tables), "--seconds", str(seconds)]
-            served = _cpu(server.pid)
+            served = cpu_of(server.pid)
             children = resource.getrusage(resource.RUSAGE_CHILDREN)
             try:
                 done = subprocess.run(
@@ -174,7 +167,7 @@ def run_peer(tables: int, seconds: float, check: bool = False) -> dict | None:
             found = json.loads(lines[-1])
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             # the CPU the server and the load generator spent (the generator's start included)
-            found["server_cpu_s"] = _cpu(server.pid) - served
+            found["server_cpu_s"] = cpu_delta(served, cpu_of(server.pid))
             found["load_cpu_s"] = (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
             return found
         finally:
