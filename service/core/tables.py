@@ -56,9 +56,7 @@ class Tables:
                 and behind[0]["prev_hash"] == cached["hash"]
                 and behind[-1]["version"] == head
             ):  # a few events behind (another process's moves): folded onto the cached table
-                table = tables.fold(behind, cached)
-                self.remember(game_id, table)
-                return table
+                return self.advance(game_id, cached, behind)
         raw = self.naipes.store.snapshot(game_id)
         if raw is not None:
             table = loads(raw)
@@ -108,6 +106,18 @@ class Tables:
         """The table this process last folded or appended for the game (maybe behind the store)."""
         with self._lock:
             return self._cache.get(game_id)
+
+    def advance(self, game_id: str, table: dict, envs: list[dict]) -> dict:
+        """``table`` with ``envs`` (the events that follow it) folded onto it, and cached: the table
+        this process already cached at the last of them (its own append's, the same hash) when there
+        is one, else the fold."""
+        last = envs[-1]
+        cached = self.cached(game_id)
+        if cached is not None and cached["version"] == last["version"] and cached.get("hash") == last["hash"]:
+            return cached
+        folded = tables.fold(envs, table)
+        self.remember(game_id, folded)
+        return folded
 
     def remember(self, game_id: str, table: dict) -> None:
         with self._lock:

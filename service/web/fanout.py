@@ -70,7 +70,8 @@ class Hub:
                 first = envs[0]
                 if first["version"] != head.version + 1 or head.table.get("hash") not in (None, first["prev_hash"]):
                     raise RuntimeError(f"the log of game {self.game_id} changed under its streams")
-                table = self._folded(head.table, envs)
+                # the table this process's own append cached, else the batch folded here and cached
+                table = self.svc.tables.advance(self.game_id, head.table, envs)
                 with self.changed:
                     self.head = Head(table["version"], table, (head.recent + tuple(envs))[-RECENT:])
                     self.changed.notify_all()
@@ -83,18 +84,6 @@ class Hub:
             with self.changed:
                 self.failed = exc
                 self.changed.notify_all()
-
-    def _folded(self, table: dict, envs: list[dict]) -> dict:
-        """``table`` with ``envs`` folded onto it: the table this process's own append left in the game
-        cache when it is that very version (the same hash: the move was posted here), else folded here
-        and handed to the cache."""
-        cached = self.svc.tables.cached(self.game_id)
-        last = envs[-1]
-        if cached is not None and cached["version"] == last["version"] and cached.get("hash") == last["hash"]:
-            return cached
-        folded = tables.fold(envs, table)
-        self.svc.tables.remember(self.game_id, folded)
-        return folded
 
     def _next(self, after: int) -> list[dict]:
         """The envelopes after version ``after`` (at most BATCH), waiting up to WAIT_SECONDS for the first
