@@ -3,8 +3,49 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
+from collections.abc import Callable
+
+from redis.connection import Connection
 
 from .conftest import bearer
+
+_GREETINGS = {"CLIENT", "HELLO", "AUTH", "SELECT"}  # a new connection's handshake, not a request's
+
+
+def wire_commands(monkeypatch, counted: Callable[[Connection], bool] = lambda conn: True) -> Counter:
+    """The commands, by name, that the connections for which ``counted`` holds send to Redis from now
+    on, read off the wire: every command of a pipeline, and those sent over the event store's own
+    connections (``events/lane.py``) as well as the client's.  A connection's greeting is left out."""
+    sent: Counter = Counter()
+    original = Connection.send_packed_command
+
+    def counting(conn, command, check_health=True):
+        if counted(conn):
+            raw = command if isinstance(command, bytes) else b"".join(command)
+            for name in _command_names(raw):
+                if name not in _GREETINGS:
+                    sent[name] += 1
+        return original(conn, command, check_health)
+
+    monkeypatch.setattr(Connection, "send_packed_command", counting)
+    return sent
+
+
+def _command_names(raw: bytes) -> list[str]:
+    """The name of each command in RESP-packed ``raw`` (arrays of bulk strings)."""
+    names, at = [], 0
+    while at < len(raw):
+        end = raw.index(b"\r\n", at)
+        args, at = int(raw[at + 1 : end]), end + 2
+        for i in range(args):
+            end = raw.index(b"\r\n", at)
+            size = int(raw[at + 1 : end])
+            if i == 0:
+                names.append(raw[end + 2 : end + 2 + size].decode().upper())
+            at = end + 2 + size + 2
+    return names
+
 
 # options for a short match of each game (one hand or round; two rounds of Cripple Mr Onion)
 SHORT = {"dalmuti": {"hands": 1}, "cego": {"rounds": 1}, "muerte": {"games": 1}, "onion": {"rounds": 2}}

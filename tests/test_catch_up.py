@@ -13,6 +13,8 @@ from domain import table as tables
 from service.core.identity import Viewer
 from service.core.naipes import Naipes
 
+from .helpers import wire_commands
+
 
 def _moves(svc: Naipes, gid: str, count: int, rng: random.Random) -> None:
     for _ in range(count):
@@ -23,18 +25,17 @@ def _moves(svc: Naipes, gid: str, count: int, rng: random.Random) -> None:
 
 
 def _counted(monkeypatch, client: redis.Redis) -> Counter:
-    sent: Counter = Counter()
-    original = client.execute_command
-
-    def counting(*args, **options):
-        sent[str(args[0]).upper()] += 1
-        return original(*args, **options)
-
-    monkeypatch.setattr(client, "execute_command", counting)
-    return sent
+    """What ``client`` (named for it) sends on the wire from now on."""
+    name = client.get_connection_kwargs()["client_name"]
+    return wire_commands(monkeypatch, lambda conn: conn.client_name == name)
 
 
-def test_a_table_a_few_events_behind_catches_up_in_the_one_round_trip(service, redis_url, monkeypatch):
+def _named(redis_url: str) -> Naipes:
+    return Naipes(redis.Redis.from_url(redis_url, client_name="counted"))
+
+
+def test_a_table_a_few_events_behind_catches_up_in_the_one_round_trip(redis_url, monkeypatch):
+    service = _named(redis_url)  # its commands are told apart on the wire by its name
     other = Naipes(redis.Redis.from_url(redis_url))  # another process's moves
     gid = service.games.create_game("dalmuti", list("abcde"), {"hands": 1})["id"]
     rng = random.Random(11)
@@ -54,7 +55,8 @@ def test_a_table_a_few_events_behind_catches_up_in_the_one_round_trip(service, r
     assert sum(sent.values()) == 1, sent
 
 
-def test_a_table_far_behind_is_read_from_the_snapshot(service, redis_url, monkeypatch):
+def test_a_table_far_behind_is_read_from_the_snapshot(redis_url, monkeypatch):
+    service = _named(redis_url)  # its commands are told apart on the wire by its name
     other = Naipes(redis.Redis.from_url(redis_url))
     gid = service.games.create_game("dalmuti", list("abcde"), {"hands": 1})["id"]
     rng = random.Random(12)
