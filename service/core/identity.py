@@ -5,11 +5,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
-import threading
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from cachetools import TTLCache
 
 from domain.base import REVIEWER, SPECTATOR
 from service.core.errors import ProblemError, not_found
@@ -65,6 +63,24 @@ class Viewer:
 
 
 SPECTATOR_VIEWER = Viewer("spectator")
+_SEAT_VIEWERS = tuple(Viewer("seat", seat=seat) for seat in range(64))  # the viewers of seats, made once
+
+
+def seat_viewer(seat: int) -> Viewer:
+    return _SEAT_VIEWERS[seat] if 0 <= seat < len(_SEAT_VIEWERS) else Viewer("seat", seat=seat)
+
+
+class _Tokens:
+    """A game's seat tokens as this process read them, trusted until ``until`` (monotonic seconds):
+    ``by_hash`` as stored (SHA-256 of a token -> seat), ``by_token`` the tokens this process has
+    since seen match, so that a token's next request is not hashed again."""
+
+    __slots__ = ("by_hash", "by_token", "until")
+
+    def __init__(self, by_hash: dict[str, int], until: float):
+        self.by_hash = by_hash
+        self.by_token: dict[str, int] = {}
+        self.until = until
 
 
 log = logging.getLogger("naipes.identity")
@@ -76,10 +92,11 @@ class Identity:
 
     def __init__(self, naipes: Naipes):
         self.naipes = naipes
-        # game id -> {token hash: seat}, read again after AUTH_TTL seconds: a seat token revoked by
-        # another process (a seat left, a rematch's new token) stops working everywhere within that
-        self._auth: TTLCache = TTLCache(maxsize=naipes.cache_size, ttl=AUTH_TTL)
-        self._lock = threading.Lock()
+        # game id -> its seat tokens, read again after AUTH_TTL seconds: a seat token revoked by
+        # another process (a seat left, a rematch's new token) stops working everywhere within that.
+        # At most cache_size games, the longest unread dropped first.
+        self._auth: dict[str, _Tokens] = {}
+        self._size = naipes.cache_size
 
     def integrator(self, key: str | None) -> Viewer | None:
         rec = self.naipes.keys.lookup(key)
@@ -114,19 +131,31 @@ class Identity:
         return viewer
 
     def seat_for_token(self, game_id: str, token: str) -> int | None:
-        h = token_hash(token)
-        with self._lock:
-            tokens = self._auth.get(game_id)
-        if tokens is None or h not in tokens:
-            tokens = self.naipes.store.tokens(game_id)
-            with self._lock:
-                self._auth[game_id] = tokens
-        return tokens.get(h)
+        known = self._auth.get(game_id)
+        if known is not None and known.until > time.monotonic():
+            seat = known.by_token.get(token)
+            if seat is None:
+                seat = known.by_hash.get(token_hash(token))
+            if seat is not None:
+                known.by_token[token] = seat
+                return seat
+        # not known, or a token this copy lacks (issued since it was read): read the game's again
+        known = _Tokens(self.naipes.store.tokens(game_id), time.monotonic() + AUTH_TTL)
+        self._auth.pop(game_id, None)
+        self._auth[game_id] = known  # the newest last
+        while len(self._auth) > self._size:
+            try:
+                del self._auth[next(iter(self._auth))]
+            except (KeyError, RuntimeError, StopIteration):  # another thread got there first
+                break
+        seat = known.by_hash.get(token_hash(token))
+        if seat is not None:
+            known.by_token[token] = seat
+        return seat
 
     def forget(self, game_id: str) -> None:
         """Drop the cached seat tokens of a game (they were replaced)."""
-        with self._lock:
-            self._auth.pop(game_id, None)
+        self._auth.pop(game_id, None)
 
     def viewer(self, game_id: str | None, credential: str | None, *, seat_only: bool = False) -> Viewer:
         """Resolve a bearer credential: integrator key, seat token, or nothing.
@@ -156,7 +185,7 @@ class Identity:
         if game_id is not None:
             seat = self.seat_for_token(game_id, credential)
             if seat is not None:
-                return Viewer("seat", seat=seat)
+                return seat_viewer(seat)
             if not self.naipes.store.exists(game_id):
                 raise not_found(game_id)
         raise ProblemError(

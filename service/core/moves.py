@@ -16,7 +16,7 @@ from service.core import catalogue, facts, words
 from service.core import sight as sights
 from service.core.appending import MAX_RETRIES
 from service.core.errors import ProblemError, rule_problem
-from service.core.identity import Viewer
+from service.core.identity import seat_viewer
 
 if TYPE_CHECKING:
     from service.core.naipes import Naipes
@@ -104,7 +104,7 @@ class Moves:
                 game_id, table, decided, actor=actor or f"seat:{seat}", stamp=stamp
             )
             envs, new_table = self.naipes.appender.settle(game_id, envs, new_table, stamp)
-            seen = self.naipes.visibility.sight(game_id, Viewer("seat", seat=seat), new_table)
+            seen = self.naipes.visibility.sight(game_id, seat_viewer(seat), new_table)
             response = {
                 "version": new_table["version"],
                 "events": words.label_events(
