@@ -345,11 +345,20 @@ def header_values(windows: list[Window]) -> dict[str, str]:
     structured-field items, a quoted policy name with parameters q and w, or r and t)."""
     if not windows:
         return {}
-    names = policy_names(windows)
+    names, policy = _policies(tuple((w.kind, w.quota, w.window) for w in windows))
     return {
-        "RateLimit-Policy": ", ".join(f'"{n}";q={w.quota};w={w.window}' for n, w in zip(names, windows)),
+        "RateLimit-Policy": policy,
         "RateLimit": ", ".join(f'"{n}";r={w.remaining};t={w.reset}' for n, w in zip(names, windows)),
     }
+
+
+@functools.lru_cache(maxsize=256)
+def _policies(limits: tuple[tuple[str, int, int], ...]) -> tuple[list[str], str]:
+    """The policy names and the ``RateLimit-Policy`` field of windows of these (kind, quota, window):
+    the same for every request counted in the same limits, so written once."""
+    windows = [Window(kind, quota, window, 0, 0) for kind, quota, window in limits]
+    names = policy_names(windows)
+    return names, ", ".join(f'"{n}";q={w.quota};w={w.window}' for n, w in zip(names, windows))
 
 
 def _rate_limit_headers(response):
