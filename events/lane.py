@@ -70,6 +70,11 @@ class Lane:
         a list of ids and field-value lists, as in RESP2)."""
         return self._on_a_connection(lambda conn: self._command(conn, command))
 
+    def pipelined(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+        """Several commands in one write and one round trip; their replies as the server sent them, in
+        order, an error reply in its place as an exception (as a pipeline's ``raise_on_error=False``)."""
+        return self._on_a_connection(lambda conn: self._pipelined(conn, commands))
+
     def _on_a_connection(self, send: Callable[[Any], Any]) -> Any:
         idle = self._idle
         reused = bool(idle)
@@ -94,6 +99,17 @@ class Lane:
             raise
         idle.append(conn)
         return reply
+
+    @staticmethod
+    def _pipelined(conn: Any, commands: Sequence[Sequence[Any]]) -> list[Any]:
+        conn.send_packed_command(conn.pack_commands(commands))
+        replies: list[Any] = []
+        for _ in commands:
+            try:
+                replies.append(conn.read_response())
+            except ResponseError as exc:  # a whole error reply: the next replies follow it
+                replies.append(exc)
+        return replies
 
     @staticmethod
     def _command(conn: Any, command: Sequence[Any]) -> Any:

@@ -176,9 +176,12 @@ class EventStore:
         pipe = self.redis.pipeline(transaction=False)
         pipe.evalsha(self._append.sha, len(keys), *keys, *args)
         also(pipe)
-        result = pipe.execute(raise_on_error=False)[0]
+        if self._lane is not None:  # the pipeline's commands as it queued them, sent over the lane
+            result = self._lane.pipelined([command for command, _options in pipe.command_stack])[0]
+        else:
+            result = pipe.execute(raise_on_error=False)[0]
         if isinstance(result, redis.exceptions.NoScriptError):  # Redis restarted without it: load it and run
-            return self._append(keys=keys, args=args)
+            return self._run(self._append, keys, args)
         if isinstance(result, Exception):
             raise result
         return result

@@ -97,3 +97,13 @@ def test_a_forked_child_opens_its_own_connections(lane_client):
 def test_only_a_client_of_one_server_takes_a_lane(lane_client):
     assert EventStore(lane_client)._lane is not None
     assert not Lane.serves(object())
+
+
+def test_pipelined_commands_answer_in_order_with_an_error_in_its_place(lane_client):
+    lane = Lane(lane_client)
+    lane_client.delete("lane{a}:n", "lane{a}:s")
+    lane_client.set("lane{a}:s", "text")
+    replies = lane.pipelined([("INCRBY", "lane{a}:n", 2), ("INCRBY", "lane{a}:s", 1), ("INCRBY", "lane{a}:n", 3)])
+    assert replies[0] == 2 and replies[2] == 5
+    assert isinstance(replies[1], redis.ResponseError)  # not an integer: refused, the next one still answered
+    assert lane.call("GET", "lane{a}:n") == b"5"  # and the connection reads on from there
