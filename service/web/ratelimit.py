@@ -47,6 +47,7 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import redis
 from apispec import BasePlugin
@@ -64,9 +65,9 @@ DEFAULT_ADDRESS_LIMITS = "300 per second"
 EXEMPT_PREFIXES = ("/health", "/metrics", "/openapi", "/replay/", "/static/")
 
 
-@dataclass(frozen=True)
-class Client:
-    """Who sent a request: ``kind`` is key, seat or address; ``name`` what it is counted as."""
+class Client(NamedTuple):
+    """Who sent a request: ``kind`` is key, seat or address; ``name`` what it is counted as.  (A
+    tuple: one is made for every request.)"""
 
     kind: str
     name: str
@@ -160,11 +161,10 @@ def _limits(spec: str | None) -> list[str]:
 
 
 # ------------------------------------------------------------ counting: in the process, reconciled with Redis
-@dataclass(frozen=True)
-class Window:
+class Window(NamedTuple):
     """One limit as this request left it: ``kind`` credential or address, ``quota`` requests per
     ``window`` seconds, ``used`` of them counted so far (this request included), ``reset`` seconds
-    until the window starts afresh."""
+    until the window starts afresh.  (A tuple: two are made for every request.)"""
 
     kind: str
     quota: int
