@@ -107,3 +107,18 @@ def test_pipelined_commands_answer_in_order_with_an_error_in_its_place(lane_clie
     assert replies[0] == 2 and replies[2] == 5
     assert isinstance(replies[1], redis.ResponseError)  # not an integer: refused, the next one still answered
     assert lane.call("GET", "lane{a}:n") == b"5"  # and the connection reads on from there
+
+
+def test_the_bench_of_one_commands_cost_runs_both_ways():
+    """bench/redis_commands.py (the figures docs/performance.md cites) measures each way, with and
+    without gevent."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parent.parent / "bench" / "redis_commands.py"
+    out = subprocess.run(
+        [sys.executable, str(bench), "--commands", "50"], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    rows = [line.split() for line in out.splitlines() if "EVALSHA," in line or "GET," in line]
+    assert len(rows) == 8 and all(float(row[-2]) > 0 and float(row[-1]) > 0 for row in rows), out
