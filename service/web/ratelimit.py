@@ -353,11 +353,11 @@ def header_values(windows: list[Window]) -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=256)
-def _policies(limits: tuple[tuple[str, int, int], ...]) -> tuple[list[str], str]:
+def _policies(limits: tuple[tuple[str, int, int], ...]) -> tuple[tuple[str, ...], str]:
     """The policy names and the ``RateLimit-Policy`` field of windows of these (kind, quota, window):
-    the same for every request counted in the same limits, so written once."""
+    the same for every request counted in the same limits, so written once (and kept unchangeable)."""
     windows = [Window(kind, quota, window, 0, 0) for kind, quota, window in limits]
-    names = policy_names(windows)
+    names = tuple(policy_names(windows))
     return names, ", ".join(f'"{n}";q={w.quota};w={w.window}' for n, w in zip(names, windows))
 
 
