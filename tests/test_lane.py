@@ -122,3 +122,12 @@ def test_the_bench_of_one_commands_cost_runs_both_ways():
     ).stdout
     rows = [line.split() for line in out.splitlines() if "EVALSHA," in line or "GET," in line]
     assert len(rows) == 8 and all(float(row[-2]) > 0 and float(row[-1]) > 0 for row in rows), out
+
+
+def test_a_pool_of_another_kind_keeps_its_own_bounds(redis_url):
+    """A blocking pool bounds its connections: the store leaves its commands to it."""
+    client = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(redis_url, max_connections=2))
+    try:
+        assert not Lane.serves(client) and EventStore(client)._lane is None
+    finally:
+        client.close()
