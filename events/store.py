@@ -18,10 +18,13 @@ Keys of game ``g``:
                         highest one built (``<tag>:top``); the tag names the
                         fold's code, so a checkpoint of other code is never
                         used.  A cache: it expires unused and is rebuilt.
+``naipes:{g}:live``     not a key: the channel every append is published on,
+                        on one server (``events/feed.py``)
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +32,7 @@ from typing import Any
 import redis
 
 from .envelope import GENESIS, dumps, loads, verify_chain
+from .feed import Feed, channel, publishes
 from .lane import Lane
 
 IDEMPOTENCY_TTL = 24 * 3600
@@ -39,7 +43,9 @@ MAX_VERSION = 2**63 - 2
 
 # KEYS: stream, head, snapshot, idempotency (or the head key again when absent)
 # ARGV: expected version, number of events n, new head hash, snapshot ('' = keep),
-#       idempotency response ('' = none), idempotency ttl, event 1 .. event n
+#       idempotency response ('' = none), idempotency ttl, channel ('' = publish nothing),
+#       event 1 .. event n
+# The events are published on the channel, one message, one event's JSON a line (events/feed.py).
 _APPEND = """
 local has_idem = ARGV[5] ~= ''
 if has_idem then
@@ -51,11 +57,14 @@ local expected = tonumber(ARGV[1])
 if current ~= expected then return {0, current} end
 local n = tonumber(ARGV[2])
 for i = 1, n do
-  redis.call('XADD', KEYS[1], (expected + i) .. '-0', 'e', ARGV[6 + i])
+  redis.call('XADD', KEYS[1], (expected + i) .. '-0', 'e', ARGV[7 + i])
 end
 redis.call('HSET', KEYS[2], 'version', expected + n, 'hash', ARGV[3])
 if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[4]) end
 if has_idem then redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6])) end
+if ARGV[7] ~= '' then
+  redis.call('PUBLISH', ARGV[7], n == 1 and ARGV[8] or table.concat(ARGV, '\\n', 8, 7 + n))
+end
 return {1, expected + n}
 """
 
@@ -105,6 +114,15 @@ def key(game_id: str, part: str) -> str:
     return f"naipes:{{{game_id}}}:{part}"
 
 
+def _socket_timeout(client: Any) -> float | None:
+    """The socket timeout of the client's connections (redis-py's default when none is given)."""
+    if isinstance(client, redis.cluster.RedisCluster):
+        kwargs = client.nodes_manager.connection_kwargs
+        return kwargs.get("socket_timeout", 5.0)
+    pool = client.connection_pool
+    return pool.connection_class(**pool.connection_kwargs).socket_timeout  # made, not connected
+
+
 class EventStore:
     def __init__(self, client: redis.Redis):
         self.redis = client
@@ -114,6 +132,11 @@ class EventStore:
         # the two scripts of every move (the head check, the append) skip the client's per-command
         # layer on a server of its own (events/lane.py)
         self._lane = Lane(client) if Lane.serves(client) else None
+        # every append is published to the processes following the game (events/feed.py), on one server
+        self._channel = channel if publishes(client) else lambda _game_id: b""
+        # ... and a process follows them on one connection (None on a cluster: a reader blocks on the stream)
+        self.feed = Feed(client) if publishes(client) else None
+        self._socket_timeout = _socket_timeout(client)
 
     def _run(self, script: Any, keys: list[str], args: list[Any]) -> Any:
         return self._lane.run(script, keys, args) if self._lane is not None else script(keys=keys, args=args)
@@ -154,6 +177,7 @@ class EventStore:
             snapshot or b"",
             (response or b"{}") if idempotency_key else b"",
             IDEMPOTENCY_TTL,
+            self._channel(game_id),
         ]
         args.extend(dumps(env) for env in envelopes)
         status, value = self._run(self._append, keys, args) if also is None else self._append_with(keys, args, also)
@@ -261,29 +285,38 @@ class EventStore:
             }
         return envs, head_version, head_hash, check
 
+    def _blocking_ms(self, wanted_ms: int) -> int:
+        """How long one blocking read may wait: less than the connections' socket timeout (redis-py's
+        default is 5 s), which would end a longer one with a TimeoutError; a longer wait is several."""
+        timeout = self._socket_timeout
+        if timeout is None:
+            return max(1, wanted_ms)
+        most = int(timeout * 1000) - 1000 if timeout > 2 else int(timeout * 500)
+        return max(1, min(wanted_ms, most))
+
     def wait(self, game_id: str, after: int, timeout_ms: int) -> bool:
         """Block up to ``timeout_ms`` until an event newer than ``after`` exists."""
-        after = min(after, MAX_VERSION)
-        res = self.redis.xread({key(game_id, "events"): f"{after}-0"}, count=1, block=max(1, timeout_ms))
-        return bool(res)
+        stream, start = key(game_id, "events"), f"{min(after, MAX_VERSION)}-0"
+        deadline = time.monotonic() + timeout_ms / 1000
+        while True:
+            if self.redis.xread({stream: start}, count=1, block=self._blocking_ms(max(1, timeout_ms))):
+                return True
+            timeout_ms = int((deadline - time.monotonic()) * 1000)
+            if timeout_ms <= 0:
+                return False
 
     def read_new(self, game_id: str, after: int, count: int, timeout_ms: int) -> list[dict]:
-        """The envelopes after version ``after`` (at most ``count``), waiting up to ``timeout_ms`` for
-        the first: one blocking XREAD answers with them (``wait`` then ``read`` would be two round trips)."""
+        """The envelopes after version ``after`` (at most ``count``), waiting for the first up to
+        ``timeout_ms`` (less when the connections' socket timeout is shorter: see ``_blocking_ms``):
+        one blocking XREAD answers with them.  A game's live reader calls it on a Redis Cluster; on
+        one server it is fed by the process's subscription (``events/feed.py``)."""
         stream, start = key(game_id, "events"), f"{min(after, MAX_VERSION)}-0"
-        if self._lane is None:
-            found = self.redis.xread({stream: start}, count=count, block=timeout_ms)
-            if not found:
-                return []
-            # RESP2: [[name, entries]]; RESP3: {name: [entries]}
-            rows = next(iter(found.values()))[0] if isinstance(found, dict) else found[0][1]
-            return [loads(fields[b"e"]) for _id, fields in rows]
-        found = self._lane.call("XREAD", "COUNT", count, "BLOCK", timeout_ms, "STREAMS", stream, start)
+        found = self.redis.xread({stream: start}, count=count, block=self._blocking_ms(timeout_ms))
         if not found:
             return []
-        # the server's reply: RESP2 [[name, entries]], RESP3 {name: entries}; an entry [id, [field, value]]
-        rows = next(iter(found.values())) if isinstance(found, dict) else found[0][1]
-        return [loads(dict(zip(fields[::2], fields[1::2]))[b"e"]) for _id, fields in rows]
+        # RESP2: [[name, entries]]; RESP3: {name: [entries]}
+        rows = next(iter(found.values()))[0] if isinstance(found, dict) else found[0][1]
+        return [loads(fields[b"e"]) for _id, fields in rows]
 
     def snapshot(self, game_id: str) -> bytes | None:
         return self.redis.get(key(game_id, "snap"))

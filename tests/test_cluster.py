@@ -206,3 +206,26 @@ def test_deadlines_are_scheduled_and_enforced_on_the_cluster(cluster_service):
     events = cluster_service.store.read(g["id"], after=table["version"])
     assert events[0]["type"] == "TurnTimedOut" and events[0]["actor"] == "worker"
     assert verify_chain(cluster_service.store.read(g["id"]))["ok"]
+
+
+def test_a_games_reader_on_the_cluster_blocks_on_its_log(cluster_service, cluster_client):
+    """A cluster would carry every published message to every node: the store publishes nothing there,
+    and a game's reader (service/web/fanout.py) follows the game by blocking reads of its stream."""
+    from service.web import fanout as fanouts
+
+    from .test_feed import one_move, reaches
+
+    assert cluster_service.store.feed is None
+    app = create_app(cluster_service, rate_limit="off")
+    client = app.test_client()
+    g = create(client, bearer(API_KEY), players=["ana", "bea", "carl", "dani"], options={"hands": 1})
+    fan = fanouts.Fanout()
+    hub = fan.follow(cluster_service, g["id"])
+    rng = random.Random(4)
+    toks = {s["seat"]: s["token"] for s in g["seats"]}
+    for _ in range(6):
+        one_move(cluster_service, g["id"], toks, rng)
+    head = cluster_service.tables.table(g["id"])["version"]
+    reaches(hub, head)
+    assert [e["version"] for e in hub.head.recent][-6:] == list(range(head - 5, head + 1))
+    fan.leave(hub)

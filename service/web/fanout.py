@@ -1,15 +1,16 @@
 """The live streams' fan-out: one reader per game per process, shared by every stream of the game.
 
 The first stream of a game starts the game's :class:`Hub`: a thread (a greenlet under gunicorn's
-gevent worker, whose ``threading`` is gevent's) that blocks on the game's log, folds each batch of
-new events onto the table it holds (and hands that table to the game cache, so the next move here
-finds it current), keeps the latest events in memory and wakes the game's streams.  It ends when the
-last stream of the game has gone.  Each stream takes the hub's :class:`Head` (a version, the table
-at that version, the latest events) and renders what its caller may see of it through the one
-visibility decision (:mod:`service.core.sight`) and the same reads as ``GET /games/{id}`` and
-``/legal-moves`` (:class:`service.core.reads.Reads`), with no other round trip to Redis; streams
-that see a version alike (spectators, say) share one rendering of it.  A stream behind the events
-kept in memory (a resumed one) reads the log until it catches up.
+gevent worker, whose ``threading`` is gevent's) that waits for the game's appended events (pushed on
+the process's one subscription, :mod:`events.feed`; on a Redis Cluster, a blocking read of the
+game's log), folds each batch of new events onto the table it holds (and hands that table to the
+game cache, so the next move here finds it current), keeps the latest events in memory and wakes the
+game's streams. It ends when the last stream of the game has gone. Each stream takes the hub's
+:class:`Head` (a version, the table at that version, the latest events) and renders what its caller
+may see of it through the one visibility decision (:mod:`service.core.sight`) and the same reads as
+``GET /games/{id}`` and ``/legal-moves`` (:class:`service.core.reads.Reads`), with no other round
+trip to Redis; streams that see a version alike (spectators, say) share one rendering of it. A
+stream behind the events kept in memory (a resumed one) reads the log until it catches up.
 """
 
 from __future__ import annotations
@@ -57,10 +58,15 @@ class Hub:
         self.streams = 0  # counted by the fan-out, under its lock
         self.failed: BaseException | None = None
         self.changed = threading.Condition()
+        self._arrived = threading.Condition()  # the feed's batches, and None: read the log
+        self._inbox: list[list[dict] | None] = []
         self._tokens: tuple[float, dict[str, int]] = (float("-inf"), {})
 
     # -- the reader ------------------------------------------------------
     def run(self) -> None:
+        feed = self.svc.store.feed
+        if feed is not None:  # the appends pushed on the process's one subscription (events/feed.py)
+            feed.follow(self.game_id, self._deliver)
         try:
             while self.fanout.keep(self):
                 head = self.head
@@ -84,12 +90,42 @@ class Hub:
             with self.changed:
                 self.failed = exc
                 self.changed.notify_all()
+        finally:
+            if feed is not None:
+                feed.leave(self.game_id, self._deliver)
+
+    def _deliver(self, batch: list[dict] | None) -> None:
+        """From the feed's reader: a batch of the game's appended events, or None: read the log."""
+        with self._arrived:
+            self._inbox.append(batch)
+            self._arrived.notify()
 
     def _next(self, after: int) -> list[dict]:
-        """The envelopes after version ``after`` (at most BATCH), waiting up to WAIT_SECONDS for the first
-        (FINISHED_WAIT_SECONDS once the game is over)."""
+        """The envelopes after version ``after``, waiting up to WAIT_SECONDS for the first
+        (FINISHED_WAIT_SECONDS once the game is over): those the feed pushed when they follow on
+        ``after``, else (a gap, a subscription made or made again) at most BATCH read from the log; on a
+        Redis Cluster, at most BATCH from a blocking read of the log."""
         wait = WAIT_SECONDS if tables.outcome(self.head.table) is None else FINISHED_WAIT_SECONDS
-        return self.svc.store.read_new(self.game_id, after, BATCH, int(wait * 1000))
+        if self.svc.store.feed is None:
+            return self.svc.store.read_new(self.game_id, after, BATCH, int(wait * 1000))
+        with self._arrived:
+            if not self._inbox:
+                self._arrived.wait(wait)
+            batches, self._inbox = self._inbox, []
+        envs: list[dict] = []
+        for batch in batches:
+            if batch is None:
+                break  # read the log
+            for env in batch:  # what the log gave before (a subscription made again) is passed over
+                if env["version"] > (envs[-1]["version"] if envs else after):
+                    envs.append(env)
+        else:
+            if all(e["version"] == after + i for i, e in enumerate(envs, start=1)):
+                return envs
+        envs = self.svc.store.read(self.game_id, after, count=BATCH)
+        if len(envs) == BATCH:  # more to read: the next turn reads on
+            self._deliver(None)
+        return envs
 
     # -- for the streams -------------------------------------------------
     def wait(self, version: int, timeout: float) -> None:
