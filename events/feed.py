@@ -12,6 +12,9 @@ connection per game and process: thousands of followed games on each web process
 (``events/lane.py``): by the client's pool's connection class with its settings, with no per-command
 layer between the server's message and the follower.
 
+A change of the game's seat tokens is published there too (``TOKENS_CHANGED``): a follower is then
+told to read anew what it holds (``deliver(None)``), so the streams of a game need not poll its tokens.
+
 Pub/sub carries a message to the connections subscribed when it is published, and never again. So a
 follower is told to read the log (``deliver(None)``) each time the server confirms its channel's
 subscription: when it starts following, and again after the connection was lost and made anew (the
@@ -39,6 +42,8 @@ from .envelope import loads
 log = logging.getLogger("naipes.feed")
 
 Deliver = Callable[[list[dict] | None], None]
+
+TOKENS_CHANGED = b"tokens"  # the message of a change of the game's seat tokens
 
 # a quiet connection is pinged this often, and made again after a second quiet spell as long; one no game
 # is followed on is closed after one (the next game followed opens it again)
@@ -74,11 +79,12 @@ class Feed:
             raise ValueError("a Redis Cluster carries no feed: follow a game by blocking on its stream")
         pool = client.connection_pool
         self._make = lambda: pool.connection_class(**pool.connection_kwargs)
-        self._lock = threading.Lock()  # the followers, and every write on the connection
         _FEEDS.add(self)
         self._reset()
 
     def _reset(self) -> None:
+        # (in a forked child, anew: another thread of the parent may have held it at the fork)
+        self._lock = threading.Lock()  # the followers, and every write on the connection
         self._followers: dict[bytes, Deliver] = {}
         self._conn: Any = None
         self._reader: threading.Thread | None = None
@@ -88,8 +94,9 @@ class Feed:
     # -- the followers -----------------------------------------------------
     def follow(self, game_id: str, deliver: Deliver) -> None:
         """``deliver`` receives the game's appended events from now on, each batch as a list of
-        envelopes, and None whenever it must read the log (first once the subscription holds: the
-        events appended before it are there). It is called from the feed's reader: it must not block.
+        envelopes, and None whenever it must read anew what it holds, the log and the seat tokens
+        (first once the subscription holds: the events appended before it are there; then after a
+        change of the tokens). It is called from the feed's reader: it must not block.
         A game has one follower in a process; a new one replaces the last."""
         name = channel(game_id).encode()
         with self._lock:
@@ -181,7 +188,9 @@ class Feed:
             kind, name, data = message[0], message[1], message[2]
             if kind == b"message":
                 deliver = self._followers.get(name)
-                if deliver is not None:
+                if deliver is not None and data == TOKENS_CHANGED:
+                    deliver(None)
+                elif deliver is not None:
                     try:
                         batch = [loads(line) for line in data.split(b"\n")]
                     except ValueError:  # not the store's message: the log says what was appended

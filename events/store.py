@@ -19,7 +19,8 @@ Keys of game ``g``:
                         fold's code, so a checkpoint of other code is never
                         used.  A cache: it expires unused and is rebuilt.
 ``naipes:{g}:live``     not a key: the channel every append is published on,
-                        on one server (``events/feed.py``)
+                        on one server (``events/feed.py``), and a change of
+                        the seat tokens
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Any
 import redis
 
 from .envelope import GENESIS, dumps, loads, verify_chain
-from .feed import Feed, channel, publishes
+from .feed import TOKENS_CHANGED, Feed, channel, publishes
 from .lane import Lane
 
 IDEMPOTENCY_TTL = 24 * 3600
@@ -347,6 +348,8 @@ class EventStore:
             pipe.delete(key(game_id, "auth"))
         if mapping:
             pipe.hset(key(game_id, "auth"), mapping={h: str(s) for h, s in mapping.items()})
+        if self.feed is not None:  # the processes following the game read its tokens anew
+            pipe.publish(channel(game_id), TOKENS_CHANGED)
         pipe.execute()
 
     def tokens(self, game_id: str) -> dict[str, int]:

@@ -51,11 +51,6 @@ def subscribers(client: redis.Redis, gid: str) -> int:
     return client.pubsub_numsub(channel(gid))[0][1]
 
 
-def feed_connections(client: redis.Redis) -> list[int]:
-    """The channels each subscribed connection holds (a feed left without followers holds none)."""
-    return [int(c["sub"]) for c in client.client_list(_type="pubsub") if int(c["sub"])]
-
-
 def envelope(game_id: str, version: int, prev: str) -> dict:
     return seal(game_id, version, prev, {"type": "noted", "data": {"n": version}}, actor="system", time="t")
 
@@ -83,14 +78,19 @@ def test_an_append_reaches_its_follower_as_one_batch_of_what_the_log_holds(redis
         time.sleep(0.01)
 
 
-def test_a_process_follows_many_games_on_one_connection(client, service, integrator, mover):
+def test_a_process_follows_many_games_on_one_connection(client, integrator, mover, redis_url):
     """Forty games followed in this process: one connection subscribed to the forty channels (a blocking
     read per game would hold forty), every move of every game pushed to its reader, and no subscription
     left once the streams are gone."""
     rng = random.Random(11)
     fan = fanouts.Fanout()
     games = [create(client, integrator) for _ in range(40)]
-    before = len(service.store.redis.client_list())
+    named = redis.Redis.from_url(redis_url, client_name="follower")  # its connections told apart by name
+    service = Naipes(named)
+
+    def mine(**kind) -> list[dict]:
+        return [c for c in named.client_list(**kind) if c["name"] == "follower"]
+
     hubs = [fan.follow(service, g["id"]) for g in games]
     for g in games:
         for _ in range(3):
@@ -99,16 +99,16 @@ def test_a_process_follows_many_games_on_one_connection(client, service, integra
         reaches(hub, mover.tables.table(g["id"])["version"])
     assert fan.hubs() == 40
     assert service.store.feed.following() == 40
-    everyone = service.store.redis.client_list()
-    assert feed_connections(service.store.redis) == [40]
-    assert not [c for c in everyone if "b" in c["flags"]], "a connection blocked on a game's log"
-    assert len(everyone) < before + 10, "a connection per game"
+    assert [int(c["sub"]) for c in mine(_type="pubsub")] == [40]
+    assert not [c for c in mine() if "b" in c["flags"]], "a connection blocked on a game's log"
+    assert len(mine()) < 10, "a connection per game"
     for hub in hubs:
         fan.leave(hub)
     deadline = time.monotonic() + fanouts.WAIT_SECONDS + 5
-    while fan.hubs() or any(subscribers(service.store.redis, g["id"]) for g in games):
+    while fan.hubs() or any(subscribers(named, g["id"]) for g in games):
         assert time.monotonic() < deadline, "readers or subscriptions outlived their streams"
         time.sleep(0.05)
+    named.close()
 
 
 def test_moves_made_while_the_feed_was_cut_reach_the_reader_once_and_in_order(client, service, integrator, mover):
@@ -178,10 +178,14 @@ def test_a_forked_child_subscribes_on_a_connection_of_its_own(redis_client):
     store.feed.follow("parent", parent.append)
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
-    child = ctx.Process(target=_in_child, args=(store.feed, queue))
+    child = ctx.Process(target=_in_child, args=(store.feed, queue), daemon=True)
     child.start()
-    got, connects = queue.get(timeout=30)
-    child.join(30)
+    try:
+        got, connects = queue.get(timeout=30)
+        child.join(30)
+    finally:
+        if child.is_alive():
+            child.kill()
     assert child.exitcode == 0
     assert got == [None] and connects == 1  # its own connection, its own subscription
     assert store.feed.following() == 1  # the parent's follower is the parent's alone

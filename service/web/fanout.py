@@ -35,7 +35,7 @@ WAIT_SECONDS = 5.0  # a reader's blocking read: a hub left without streams ends 
 # ... and once its game is over: its streams end with the last event, and a reader lingering on a finished
 # game would hold a Redis connection that the next game's reader then opens anew
 FINISHED_WAIT_SECONDS = 0.25
-TOKENS_SECONDS = 1.0  # how long a hub trusts the game's seat tokens it read
+TOKENS_SECONDS = 1.0  # how long a hub trusts the game's seat tokens it read, on a Redis Cluster (no feed)
 SHARED = 256  # renderings a version keeps for the streams that see it alike
 
 
@@ -61,6 +61,8 @@ class Hub:
         self._arrived = threading.Condition()  # the feed's batches, and None: read the log
         self._inbox: list[list[dict] | None] = []
         self._tokens: tuple[float, dict[str, int]] = (float("-inf"), {})
+        self._told = 0  # how many times the feed said to read anew
+        self._reading_tokens = threading.Lock()
 
     # -- the reader ------------------------------------------------------
     def run(self) -> None:
@@ -95,7 +97,11 @@ class Hub:
                 feed.leave(self.game_id, self._deliver)
 
     def _deliver(self, batch: list[dict] | None) -> None:
-        """From the feed's reader: a batch of the game's appended events, or None: read the log."""
+        """From the feed's reader: a batch of the game's appended events, or None: read the log and the
+        seat tokens anew."""
+        if batch is None:
+            self._told += 1
+            self._tokens = (float("-inf"), {})
         with self._arrived:
             self._inbox.append(batch)
             self._arrived.notify()
@@ -136,13 +142,19 @@ class Hub:
             raise RuntimeError(f"the reader of game {self.game_id} stopped") from self.failed
 
     def seat_of(self, digest: str) -> int | None:
-        """The seat a token (its hash) holds now, as the game's tokens were read at most
-        TOKENS_SECONDS ago (one read for every stream of the game)."""
+        """The seat a token (its hash) holds now: the game's tokens as read after their last change
+        (the feed says when they change) or, on a Redis Cluster, at most TOKENS_SECONDS ago; one read
+        for every stream of the game."""
         at, found = self._tokens
         now = time.monotonic()
-        if now - at >= TOKENS_SECONDS:
-            found = self.svc.store.tokens(self.game_id)
-            self._tokens = (now, found)
+        if at == float("-inf") or (self.svc.store.feed is None and now - at >= TOKENS_SECONDS):
+            with self._reading_tokens:  # one read for the streams that find the copy stale at once
+                at, found = self._tokens
+                if at == float("-inf") or (self.svc.store.feed is None and now - at >= TOKENS_SECONDS):
+                    told = self._told
+                    found = self.svc.store.tokens(self.game_id)
+                    if told == self._told:  # not told of a change while reading: the read is current
+                        self._tokens = (now, found)
         return found.get(digest)
 
     def sight(self, head: Head, viewer) -> Sight:
