@@ -319,3 +319,31 @@ def test_a_stream_of_a_quiet_game_outlives_the_redis_socket_timeout_under_gunico
     finally:
         proc.terminate()
         proc.wait(15)
+
+
+def test_a_stream_whose_client_went_frees_its_slot_within_seconds_under_gunicorn(redis_url, integrator):
+    """A client that closes its streams and opens them again at once (a page reloaded, a network blip)
+    finds its streams counted no more: the server notices a closed connection when the stream wakes (at
+    least every second), not at a failed write, which comes a heartbeat or two later."""
+    proc, base = start_gunicorn(
+        redis_url,
+        {"NAIPES_WEB_WORKERS": "1", "NAIPES_MAX_STREAMS_PER_CLIENT": "2", "NAIPES_SSE_HEARTBEAT": "60"},
+    )
+    try:
+        g = new_game(base, integrator)
+        for round_ in range(3):
+            opened = []
+            for _ in range(2):
+                r = requests.get(f"{base}/games/{g['id']}/stream", headers=integrator, stream=True, timeout=30)
+                assert r.status_code == 200, (round_, r.text)
+                opened.append(r)
+            extra = requests.get(f"{base}/games/{g['id']}/stream", headers=integrator, stream=True, timeout=30)
+            assert extra.status_code == 429  # the client's two are counted
+            extra.close()
+            for r in opened:
+                next(r.iter_lines())  # the stream is served
+                r.close()
+            time.sleep(2.5)
+    finally:
+        proc.terminate()
+        proc.wait(15)

@@ -6,6 +6,8 @@ import functools
 import logging
 import os
 import re
+import select
+import socket
 import threading
 import time
 from collections import Counter
@@ -258,7 +260,21 @@ class Stream(MethodView):
         lang = language()  # read now: the body is sent after the request context is gone
         fanout = current_app.extensions["naipes_fanout"]
         resp = Response(
-            _sse(svc, fanout, game_id, viewer, after, heartbeat, holds, release, lang, views, resumed, query["events"]),
+            _sse(
+                svc,
+                fanout,
+                game_id,
+                viewer,
+                after,
+                heartbeat,
+                holds,
+                release,
+                lang,
+                views,
+                resumed,
+                query["events"],
+                gone=_client_gone(request.environ),
+            ),
             mimetype="text/event-stream",
         )
         resp.call_on_close(release)  # also when the body never started
@@ -266,6 +282,31 @@ class Stream(MethodView):
         resp.headers.update(language_headers(lang))
         resp.headers["X-Accel-Buffering"] = "no"
         return resp
+
+
+def _client_gone(environ: dict):
+    """A function telling, without waiting, whether the stream's client has closed its connection.
+
+    A write to a closed connection fails only at the second write after the close (the first is
+    accepted before the client's reset comes back): with a heartbeat every 15 s, a stream whose client
+    went would hold its slot, its place in its client's and address's counts, and its game's reader
+    for up to 30 s.  The stream looks at its socket instead each time it wakes (at least every second):
+    readable with nothing to read is a closed connection.  A socket it cannot peek at (TLS) is left to
+    the writes."""
+    sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
+    if sock is None:
+        return lambda: False
+
+    def gone() -> bool:
+        try:
+            readable, _, _ = select.select([sock], [], [], 0)
+            return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+        except ValueError:  # a TLS socket takes no flags, a closed one has no descriptor
+            return sock.fileno() < 0
+        except OSError:  # reset by the client
+            return True
+
+    return gone
 
 
 def _credential_check(svc, viewer, credential: str | None):
@@ -282,7 +323,7 @@ def _credential_check(svc, viewer, credential: str | None):
     if viewer.kind == "seat":
         digest = token_hash(credential or "")
 
-        def seat_holds(hub: Hub) -> str | None:  # the game's tokens, read by its hub at most a second ago
+        def seat_holds(hub: Hub) -> str | None:  # the game's tokens as its hub holds them (Hub.seat_of)
             return None if hub.seat_of(digest) == viewer.seat else "credential no longer valid"
 
         return seat_holds
@@ -302,6 +343,7 @@ def _sse(
     views: str = "none",
     resumed: bool = True,
     events: str = "all",
+    gone=lambda: False,
 ):
     """The stream's body; releases its slot when the client goes, the game ends or the credential ends.
 
@@ -311,7 +353,8 @@ def _sse(
     states alone (the events are passed over unrendered).  A fresh stream (``resumed`` False:
     neither Last-Event-ID nor ``after``) goes on with the events after the state it shows; a resumed one
     with the events after its position, whatever state it shows.  The credential is checked again
-    before every batch is sent and at least every RECHECK_SECONDS / 2 while the game is quiet."""
+    before every batch is sent and at least every RECHECK_SECONDS / 2 while the game is quiet, and so is
+    whether the client is still there (``gone``)."""
     hub = None
     try:
         yield f": naipes event stream of game {game_id}\nretry: 2000\n\n"
@@ -327,6 +370,8 @@ def _sse(
                 return  # a finished game shown whole: nothing follows
         quiet = time.monotonic()
         while True:
+            if gone():  # the client went: the slot and the reader are freed now, not at a failed write
+                return
             ended = holds(hub)
             if ended:
                 yield f": {ended}\n\n"
