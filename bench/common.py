@@ -25,19 +25,23 @@ def machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
-def gunicorn(app: str, redis_url: str, extra_env: dict | None = None) -> tuple[subprocess.Popen, str]:
+def gunicorn(
+    app: str, redis_url: str, extra_env: dict | None = None, root: str | os.PathLike | None = None
+) -> tuple[subprocess.Popen, str]:
+    """gunicorn serving ``app`` with the start command's settings; ``root``: another checkout's."""
+    root = Path(root) if root else ROOT
     port = free_port()
     env = {
         **os.environ,
         "REDIS_URL": redis_url,
         "NAIPES_API_KEYS": API_KEY,
         "NAIPES_BIND": f"127.0.0.1:{port}",
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": str(root),
         **(extra_env or {}),
     }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "web" / "gunicorn_conf.py"), app],
-        cwd=ROOT,
+        [sys.executable, "-m", "gunicorn", "-c", str(root / "service" / "web" / "gunicorn_conf.py"), app],
+        cwd=root,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
