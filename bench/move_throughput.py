@@ -8,7 +8,10 @@ client is a table whose every seat follows its own event stream with
 ``?view=every`` (its view and legal moves pushed after each batch of events)
 and posts a move whenever it is offered some: one request per move; ``turn``
 is the same loop with ``?view=turn`` (a state only when the seat must act), and ``states`` with
-``?view=turn&events=none`` (that state and nothing else: one message per turn).  The bare
+``?view=turn&events=none`` (that state and nothing else: one message per turn); ``states-node`` is
+the ``states`` loop driven from Node (``bench/push/load.js``, no package to install), as the peer's
+load generator drives boardgame.io, so that the two push loops are measured with clients alike
+(its CPU counts the Node client's whole run, its start and play-out included, as the peer's does).  The bare
 app answers the same two requests (one Redis GET, then JSON parsing and one
 XADD) on the same gunicorn configuration.  The peer (``bench/peer``, run when
 Node.js is there) is boardgame.io with a shedding game of secret hands, as
@@ -27,9 +30,13 @@ warmed up first (two seconds of its loop, not counted).
 from __future__ import annotations
 
 import argparse
+import functools
 import http.client
 import os
 import random
+import resource
+import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -225,6 +232,41 @@ def bare_client(base: str, stop: float, out: list, seed: int) -> None:
         assert status == 201
 
 
+PUSH_JS = Path(__file__).resolve().parent / "push" / "load.js"
+
+
+def node_states(base: str, clients: int, seconds: float) -> dict | None:
+    """The ``states`` loop driven from Node (``bench/push/load.js``), as the peer's load generator drives
+    boardgame.io: its figures and the CPU it spent (``load_cpu_s``), or None without Node.js 18+."""
+    node = _node_for_push()
+    if node is None:
+        return None
+    _FIRST_ADDRESS[0] += 1000 * (SEATS + 1)  # addresses no earlier run used
+    command = [node, str(PUSH_JS), "--server", base, "--key", API_KEY, "--tables", str(clients)]
+    command += ["--seconds", str(seconds), "--first-address", str(_FIRST_ADDRESS[0])]
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + PLAY_OUT_SECONDS + 60)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"bench/push/load.js exited with {done.returncode}: {done.stderr.strip()[-1500:]}")
+    found = orjson.loads(done.stdout.splitlines()[-1])
+    found["load_cpu_s"] = (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
+    return found
+
+
+@functools.cache
+def _node_for_push() -> str | None:
+    node = shutil.which("node")
+    if node is None:
+        print("states-node skipped: Node.js (node) not found on PATH", flush=True)
+        return None
+    version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    if int(version.lstrip("v").split(".")[0] or 0) < 18:
+        print(f"states-node skipped: Node.js {version} is too old (18 or later)", flush=True)
+        return None
+    return node
+
+
 class Samples(list):
     """Latencies of the moves made before the run's end: a move answered after it (a seat waiting on a
     stream that a stopped seat will never feed, say) is not counted."""
@@ -275,8 +317,8 @@ def main() -> None:
     ap.add_argument(
         "--loops",
         nargs="+",
-        default=["naipes", "push", "turn", "states", "bare", "peer"],
-        choices=["naipes", "push", "turn", "states", "bare", "peer"],
+        default=["naipes", "push", "turn", "states", "states-node", "bare", "peer"],
+        choices=["naipes", "push", "turn", "states", "states-node", "bare", "peer"],
     )
     args = ap.parse_args()
     print(f"machine: {machine()}")
@@ -292,6 +334,7 @@ def main() -> None:
                 ("push", push_client, app_base),
                 ("turn", turn_client, app_base),
                 ("states", states_client, app_base),
+                ("states-node", None, app_base),
                 ("bare", bare_client, bare_base),
                 ("peer", None, None),
             )
@@ -299,9 +342,11 @@ def main() -> None:
         ]
         slice_ = args.seconds / args.rounds
         try:
-            for _name, fn, base in loops:  # warm up (not counted): a server's first requests fill its caches
+            for name, fn, base in loops:  # warm up (not counted): a server's first requests fill its caches
                 if fn is not None:
                     drive(fn, base, max(args.clients), 2.0)
+                elif name == "states-node":
+                    node_states(base, max(args.clients), 2.0)
             for clients in args.clients:
                 moves = {name: 0 for name, _, _ in loops}
                 cpu = {name: 0.0 for name, _, _ in loops}  # CPU seconds of every process the loop runs on
@@ -325,6 +370,23 @@ def main() -> None:
                             cpu[name] += found["server_cpu_s"] + found["load_cpu_s"]
                             continue
                         web = servers[base].pid
+                        if name == "states-node":
+                            spent = [cpu_now(web, server.proc.pid)]
+                            at_stop = threading.Timer(
+                                slice_,
+                                lambda: spent.append(cpu_now(web, server.proc.pid)),  # noqa: B023 - joined below
+                            )
+                            at_stop.start()
+                            found = node_states(base, clients, slice_)
+                            at_stop.join()
+                            if found is None:
+                                continue
+                            # the web workers and Redis until the slice's end, the Node client all along
+                            cpu[name] += cpu_delta(*spent) + found["load_cpu_s"]
+                            moves[name] += found["moves"]
+                            latencies[name].extend(ms / 1000 for ms in found["latencies_ms"])
+                            refused[name] += found["refused"]
+                            continue
                         spent = [cpu_now(web, server.proc.pid)]
                         # read again as the run ends (a push loop's tables then play their games out)
                         at_stop = threading.Timer(
@@ -351,14 +413,14 @@ def main() -> None:
                     what = f"boardgame.io, {clients} tables" if name == "peer" else f"{refused[name]} 429s"
                     per_move = cpu[name] / moves[name] * 1000 if moves[name] else float("nan")
                     print(
-                        f"{clients:3d} clients  {name:6s}  {rate:8.1f} moves/s"
+                        f"{clients:3d} clients  {name:11s}  {rate:8.1f} moves/s"
                         f"  p50 {percentile(lat, 0.5) * 1000:6.2f} ms"
                         f"  p99 {percentile(lat, 0.99) * 1000:6.2f} ms"
                         f"  CPU {per_move:5.2f} ms/move  ({moves[name]} moves, {what})"
                     )
                 ratios = [
                     f"{a}/{b} {rows[a] / rows[b]:.2f}"
-                    for a in ("naipes", "push", "turn", "states")
+                    for a in ("naipes", "push", "turn", "states", "states-node")
                     for b in ("bare", "peer")
                     if a in rows and b in rows and rows[b]
                 ]
