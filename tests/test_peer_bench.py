@@ -1,4 +1,4 @@
-"""The benchmark's boardgame.io peer runs, and keeps its hands secret.
+"""The benchmark's boardgame.io peer runs, and keeps its hands secret; naipes's Node push client plays.
 
 ``bench/peer.py`` installs ``bench/peer`` (boardgame.io, pinned by its lock file), starts its server
 and drives two tables for two seconds with ``load.js --check``: every state a seat receives is
@@ -28,3 +28,36 @@ def test_the_peer_plays_and_no_seat_sees_another_seats_hand():
     assert result["checked_states"] >= result["moves"], result
     assert result["leaks"] == 0, result
     assert result["stalled"] == 0, result
+
+
+def test_the_node_push_client_plays_naipes_tables_to_their_end(redis_url):
+    """``bench/push/load.js`` (the ``states-node`` loop of bench/move_throughput.py) plays whole games
+    through the streams and the POSTs: moves are made and answered, nothing unexpected comes back, and
+    every seat leaves with its game (the client exits on its own)."""
+    import json
+    import subprocess
+
+    from bench.move_throughput import PUSH_JS
+
+    from .conftest import API_KEY
+    from .live import start_gunicorn
+
+    node = shutil.which("node")
+    if not node:
+        pytest.skip("Node.js (node) not found on PATH: the Node push client cannot run")
+    proc, base = start_gunicorn(redis_url)
+    try:
+        done = subprocess.run(
+            [node, str(PUSH_JS), "--server", base, "--key", API_KEY, "--tables", "2", "--seconds", "2"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        proc.terminate()
+        proc.wait(15)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["moves"] > 0 and result["games"] >= 2, {k: v for k, v in result.items() if k != "latencies_ms"}
+    assert result["errors"] == 0 and result["unexpected"] == {}, result
+    assert result["latencies_ms"] == sorted(result["latencies_ms"]) and len(result["latencies_ms"]) == result["moves"]
