@@ -128,7 +128,7 @@ class Feed:
         if self._conn is None:
             return
         try:
-            self._conn.send_command(*command)
+            self._conn.send_command(*command, check_health=False)  # (a health check would read: the reader's)
         except (redis.ConnectionError, redis.TimeoutError, OSError):
             log.debug("the feed's connection failed on %s", command[0], exc_info=True)
 
@@ -165,7 +165,7 @@ class Feed:
             self._conn = conn
             self.connects += 1
             if self._followers:  # each confirmation then tells its follower to read the log
-                conn.send_command("SUBSCRIBE", *self._followers)
+                conn.send_command("SUBSCRIBE", *self._followers, check_health=False)
 
     def _receive(self) -> None:
         conn, pinged = self._conn, False
@@ -179,7 +179,7 @@ class Feed:
                         return
                     if pinged:
                         raise
-                    conn.send_command("PING")  # subscribed, it is answered as a message: ["pong", ""]
+                    conn.send_command("PING", check_health=False)  # answered, subscribed, as ["pong", ""]
                 pinged = True
                 continue
             pinged = False

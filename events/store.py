@@ -57,15 +57,17 @@ local current = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
 local expected = tonumber(ARGV[1])
 if current ~= expected then return {0, current} end
 local n = tonumber(ARGV[2])
+-- published before the first write: a server that refuses it (an ACL without the channel) writes
+-- nothing; the subscribers get the message once the script is done
+if ARGV[7] ~= '' then
+  redis.call('PUBLISH', ARGV[7], n == 1 and ARGV[8] or table.concat(ARGV, '\\n', 8, 7 + n))
+end
 for i = 1, n do
   redis.call('XADD', KEYS[1], (expected + i) .. '-0', 'e', ARGV[7 + i])
 end
 redis.call('HSET', KEYS[2], 'version', expected + n, 'hash', ARGV[3])
 if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[4]) end
 if has_idem then redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6])) end
-if ARGV[7] ~= '' then
-  redis.call('PUBLISH', ARGV[7], n == 1 and ARGV[8] or table.concat(ARGV, '\\n', 8, 7 + n))
-end
 return {1, expected + n}
 """
 
@@ -351,6 +353,22 @@ class EventStore:
         if self.feed is not None:  # the processes following the game read its tokens anew
             pipe.publish(channel(game_id), TOKENS_CHANGED)
         pipe.execute()
+
+    def drop_tokens(self, game_id: str, digests: list[str]) -> None:
+        """Drop seat tokens (their hashes), and tell the processes following the game."""
+        if not digests:
+            return
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hdel(key(game_id, "auth"), *digests)
+        if self.feed is not None:
+            pipe.publish(channel(game_id), TOKENS_CHANGED)
+        pipe.execute()
+
+    def tokens_changed(self, game_id: str) -> None:
+        """Tell the processes following the game that its seat tokens changed (a writer of them outside
+        this store's methods calls it after its write)."""
+        if self.feed is not None:
+            self.redis.publish(channel(game_id), TOKENS_CHANGED)
 
     def tokens(self, game_id: str) -> dict[str, int]:
         return {h.decode(): int(s) for h, s in self.redis.hgetall(key(game_id, "auth")).items()}

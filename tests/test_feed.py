@@ -212,3 +212,20 @@ def test_a_long_poll_waits_longer_than_the_redis_socket_timeout(client, integrat
     assert time.monotonic() - t0 < 1
     assert short.wait(g["id"], version, 2500) is False
     assert 2.5 <= time.monotonic() - t0 < 4
+
+
+def test_an_append_the_server_refuses_to_publish_writes_nothing(redis_client, redis_url):
+    """A Redis user whose ACL leaves out the channels cannot publish: the append fails, and the script
+    has written nothing (it publishes before its first write) instead of a move stored but refused."""
+    redis_client.execute_command("ACL", "SETUSER", "nochannels", "on", ">pw", "~naipes:*", "+@all", "resetchannels")
+    try:
+        host, port = redis_url.removeprefix("redis://").split("/")[0].split(":")
+        limited = redis.Redis(host=host, port=int(port), username="nochannels", password="pw")
+        batch = seal_batch("acl1", 0, GENESIS, [{"type": "noted", "data": {}}], actor="a", time="t")
+        with pytest.raises(redis.exceptions.ResponseError, match="(?i)publish|channel|permission"):
+            EventStore(limited).append("acl1", 0, batch)
+        assert redis_client.xlen("naipes:{acl1}:events") == 0
+        assert redis_client.hget("naipes:{acl1}:head", "version") is None
+        limited.close()
+    finally:
+        redis_client.execute_command("ACL", "DELUSER", "nochannels")

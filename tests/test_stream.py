@@ -240,6 +240,7 @@ def test_the_streams_of_a_game_share_one_reader_that_reads_each_batch_once(
 
     seen_by_all(start)  # every stream opened with its state
     sent = wire_commands(monkeypatch, lambda conn: conn.client_name != "other")  # this process's, not the mover's
+    t0 = time.monotonic()
     moves = 0
     rng = random.Random(7)
     while moves < 12:
@@ -251,11 +252,15 @@ def test_the_streams_of_a_game_share_one_reader_that_reads_each_batch_once(
         seen_by_all(other.tables.table(gid)["version"])
         assert hubs.hubs() == 1
     time.sleep(2.5)  # quiet: the seats' streams check their tokens every second
+    elapsed = time.monotonic() - t0
     sent = Counter(sent)  # what was sent while the moves were made, and since
 
-    # no head check, no snapshot, no read of a batch; at most one read of the log and of the tokens,
-    # when the subscription (made as the streams opened) holds; no polling of the tokens while quiet
-    assert set(sent) <= {"XRANGE", "HGETALL"} and max(sent.values(), default=0) <= 1, sent
+    # no head check, no snapshot, no read of a batch: the log is read when the subscription (made as
+    # the streams opened) holds and once every quiet WAIT_SECONDS; the tokens then, and once every
+    # TOKENS_FED_SECONDS (the streams check them every second: they are not read every second)
+    assert set(sent) <= {"XRANGE", "HGETALL"}, sent
+    assert sent["XRANGE"] <= 1 + elapsed / fanout.WAIT_SECONDS + 1, (sent, elapsed)
+    assert sent["HGETALL"] <= 1 + elapsed / fanout.TOKENS_FED_SECONDS + 1, (sent, elapsed)
     head = other.tables.table(gid)["version"]
     for i, mine in enumerate(got):
         events = [v for kind, v in mine if kind != "state"]
@@ -347,3 +352,24 @@ def test_a_stream_whose_client_went_frees_its_slot_within_seconds_under_gunicorn
     finally:
         proc.terminate()
         proc.wait(15)
+
+
+def test_a_client_that_only_closed_its_sending_half_keeps_its_stream(live_server, integrator):
+    """A client that sends its request and shuts its sending half (``nc -N``, some proxies) still reads:
+    the end of its input is not the end of its stream."""
+    import socket
+    from urllib.parse import urlparse
+
+    g = new_game(live_server.url, integrator)
+    u = urlparse(live_server.url)
+    with socket.create_connection((u.hostname, u.port), timeout=10) as s:
+        s.sendall(f"GET /games/{g['id']}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        s.shutdown(socket.SHUT_WR)
+        got, t0 = b"", time.monotonic()
+        while time.monotonic() - t0 < 4:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+        assert time.monotonic() - t0 >= 4, f"the server ended a stream whose client still reads: {got[-200:]!r}"
+        assert got.count(b"heartbeat") >= 2

@@ -200,3 +200,41 @@ def test_half_sent_requests_neither_fill_the_server_nor_stay_open(redis_url):
         for s in held:
             s.close()
         _stop(proc)
+
+
+def _ends_within(stream, seconds: float) -> bool:
+    t0 = time.monotonic()
+    for kind, msg in stream:
+        if kind == "comment" and msg == "credential no longer valid":
+            return True
+        if time.monotonic() - t0 > seconds:
+            return False
+    return True  # the server closed the stream
+
+
+def test_a_fresh_token_for_a_seat_ends_the_streams_of_its_earlier_one_within_seconds(
+    live_server, redis_url, integrator
+):
+    """``seat_token`` (an owner's fresh token for a leaked one) writes the game's tokens by its own
+    script: it must tell the processes following the game as ``set_tokens`` does, or their readers
+    keep the earlier token working on open streams."""
+    g = new_game(live_server.url, integrator)
+    old = tokens(g)[2]
+    with requests.get(f"{live_server.url}/games/{g['id']}/stream", headers=bearer(old), stream=True, timeout=30) as r:
+        stream = sse(r, timeout=30)
+        next(msg for kind, msg in stream if kind == "event")
+        time.sleep(1.5)  # the reader has subscribed and read the tokens
+        Naipes(redis.Redis.from_url(redis_url)).seats.seat_token(g["id"], 2)
+        assert _ends_within(stream, 3), "the stream of a replaced token goes on"
+
+
+def test_a_seat_left_ends_the_leavers_stream_within_seconds(live_server, integrator):
+    g = new_game(live_server.url, integrator)
+    tok = tokens(g)[2]
+    with requests.get(f"{live_server.url}/games/{g['id']}/stream", headers=bearer(tok), stream=True, timeout=30) as r:
+        stream = sse(r, timeout=30)
+        next(msg for kind, msg in stream if kind == "event")
+        time.sleep(1.5)
+        left = requests.post(f"{live_server.url}/games/{g['id']}/seats/2/leave", headers=bearer(tok))
+        assert left.status_code == 200, left.text
+        assert _ends_within(stream, 3), "the leaver's stream goes on with its seat's private view"

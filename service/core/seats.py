@@ -166,7 +166,7 @@ class Seats:
             raise _contention()
         finally:
             if stored_token:  # the claim failed: the token drawn for it never works
-                self.naipes.redis.hdel(key(game_id, "auth"), token_hash(token))
+                self.naipes.store.drop_tokens(game_id, [token_hash(token)])
 
     def _start(self, game_id: str, table: dict, stamp: str) -> tuple[list[dict], dict]:
         """The game's ``start``, decided once every seat has its player."""
@@ -202,7 +202,7 @@ class Seats:
             except VersionConflict:
                 continue
             if held:
-                self.naipes.redis.hdel(key(game_id, "auth"), *held)
+                self.naipes.store.drop_tokens(game_id, held)
             self.naipes.identity.forget(game_id)
             self.naipes.listing.index(game_id, new)
             return {"id": game_id, "version": new["version"], "seat": seat, "open": seat in facts.open_seats(new)}
@@ -247,6 +247,7 @@ class Seats:
         """A fresh token for ``seat``; the seat's earlier tokens stop working."""
         token = seat_token(game_id)
         self._seat_token(keys=[key(game_id, "auth")], args=[str(seat), token_hash(token)])
+        self.naipes.store.tokens_changed(game_id)  # the streams of the seat's earlier tokens end
         self.naipes.identity.forget(game_id)
         return token
 

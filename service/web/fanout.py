@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from domain import table as tables
-from events.envelope import dumps
+from events.envelope import dumps, verify_chain
 from service.core import sight as sights
 from service.core import words
 from service.core.reads import Reads
@@ -36,6 +36,9 @@ WAIT_SECONDS = 5.0  # a reader's blocking read: a hub left without streams ends 
 # game would hold a Redis connection that the next game's reader then opens anew
 FINISHED_WAIT_SECONDS = 0.25
 TOKENS_SECONDS = 1.0  # how long a hub trusts the game's seat tokens it read, on a Redis Cluster (no feed)
+# ... and with a feed, which says when they change: a writer of the tokens that did not say so (a
+# process of an earlier release) is caught up with this late
+TOKENS_FED_SECONDS = 5.0
 SHARED = 256  # renderings a version keeps for the streams that see it alike
 
 
@@ -67,9 +70,9 @@ class Hub:
     # -- the reader ------------------------------------------------------
     def run(self) -> None:
         feed = self.svc.store.feed
-        if feed is not None:  # the appends pushed on the process's one subscription (events/feed.py)
-            feed.follow(self.game_id, self._deliver)
         try:
+            if feed is not None:  # the appends pushed on the process's one subscription (events/feed.py)
+                feed.follow(self.game_id, self._deliver)
             while self.fanout.keep(self):
                 head = self.head
                 envs = self._next(head.version)
@@ -118,6 +121,8 @@ class Hub:
             if not self._inbox:
                 self._arrived.wait(wait)
             batches, self._inbox = self._inbox, []
+        # quiet for a whole wait: the log is looked at anyway (an append that published nothing, by a
+        # process of an earlier release during an upgrade, say, is not left unseen)
         envs: list[dict] = []
         for batch in batches:
             if batch is None:
@@ -126,12 +131,21 @@ class Hub:
                 if env["version"] > (envs[-1]["version"] if envs else after):
                     envs.append(env)
         else:
-            if all(e["version"] == after + i for i, e in enumerate(envs, start=1)):
+            if batches and self._links(after, envs):
                 return envs
         envs = self.svc.store.read(self.game_id, after, count=BATCH)
         if len(envs) == BATCH:  # more to read: the next turn reads on
             self._deliver(None)
         return envs
+
+    def _links(self, after: int, envs: list[dict]) -> bool:
+        """Whether a pushed batch follows on the table held at ``after`` and is sealed as the log's
+        events are (each hash recomputed): a message anyone able to publish on the channel could
+        have sent is never taken for the log."""
+        held = self.head.table.get("hash")
+        if not envs or held is None or self.head.version != after:
+            return not envs
+        return verify_chain(envs, start_hash=held, start_version=after)["ok"]
 
     # -- for the streams -------------------------------------------------
     def wait(self, version: int, timeout: float) -> None:
@@ -143,14 +157,15 @@ class Hub:
 
     def seat_of(self, digest: str) -> int | None:
         """The seat a token (its hash) holds now: the game's tokens as read after their last change
-        (the feed says when they change) or, on a Redis Cluster, at most TOKENS_SECONDS ago; one read
-        for every stream of the game."""
+        (the feed says when they change) and at most TOKENS_FED_SECONDS ago, or, on a Redis Cluster,
+        at most TOKENS_SECONDS ago; one read for every stream of the game."""
         at, found = self._tokens
         now = time.monotonic()
-        if at == float("-inf") or (self.svc.store.feed is None and now - at >= TOKENS_SECONDS):
+        trust = TOKENS_SECONDS if self.svc.store.feed is None else TOKENS_FED_SECONDS
+        if now - at >= trust:
             with self._reading_tokens:  # one read for the streams that find the copy stale at once
                 at, found = self._tokens
-                if at == float("-inf") or (self.svc.store.feed is None and now - at >= TOKENS_SECONDS):
+                if now - at >= trust:
                     told = self._told
                     found = self.svc.store.tokens(self.game_id)
                     if told == self._told:  # not told of a change while reading: the read is current

@@ -285,26 +285,27 @@ class Stream(MethodView):
 
 
 def _client_gone(environ: dict):
-    """A function telling, without waiting, whether the stream's client has closed its connection.
+    """A function telling, without waiting, whether the stream's client may have closed its connection.
 
     A write to a closed connection fails only at the second write after the close (the first is
     accepted before the client's reset comes back): with a heartbeat every 15 s, a stream whose client
     went would hold its slot, its place in its client's and address's counts, and its game's reader
     for up to 30 s.  The stream looks at its socket instead each time it wakes (at least every second):
-    readable with nothing to read is a closed connection.  A socket it cannot peek at (TLS) is left to
-    the writes."""
+    readable with nothing to read is the end of what the client sends.  That may be a client that only
+    closed its sending half and still reads, so the stream then writes a heartbeat (at most one a
+    second): to a closed connection that write, or the next, fails and ends the stream; a half-closed
+    client just reads it.  A socket it cannot peek at (TLS) is left to the heartbeats."""
     sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
     if sock is None:
         return lambda: False
 
     def gone() -> bool:
         try:
-            readable, _, _ = select.select([sock], [], [], 0)
-            return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
-        except ValueError:  # a TLS socket takes no flags, a closed one has no descriptor
-            return sock.fileno() < 0
-        except OSError:  # reset by the client
-            return True
+            watch = select.poll()  # (not select(): a descriptor above 1024 is beyond it)
+            watch.register(sock.fileno(), select.POLLIN)
+            return bool(watch.poll(0)) and sock.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):  # a TLS socket takes no flags; a reset shows at the write
+            return False
 
     return gone
 
@@ -369,9 +370,12 @@ def _sse(
             if last and position >= version:
                 return  # a finished game shown whole: nothing follows
         quiet = time.monotonic()
+        probed = float("-inf")
         while True:
-            if gone():  # the client went: the slot and the reader are freed now, not at a failed write
-                return
+            if gone() and time.monotonic() - probed >= 1.0:  # the client may have gone: a write tells
+                probed = quiet = time.monotonic()
+                yield ": heartbeat\n\n"
+                continue
             ended = holds(hub)
             if ended:
                 yield f": {ended}\n\n"
