@@ -66,8 +66,7 @@ class Lane:
         return self._on_a_connection(lambda conn: self._evalsha(conn, script, keys, args))
 
     def call(self, *command: Any) -> Any:
-        """One command's reply as the server sent it (no parsing of the client's: a stream's entry is
-        a list of ids and field-value lists, as in RESP2)."""
+        """One command's reply as the server sent it (no parsing of the client's)."""
         return self._on_a_connection(lambda conn: self._command(conn, command))
 
     def pipelined(self, commands: Sequence[Sequence[Any]]) -> list[Any]:

@@ -135,9 +135,8 @@ class EventStore:
         # the two scripts of every move (the head check, the append) skip the client's per-command
         # layer on a server of its own (events/lane.py)
         self._lane = Lane(client) if Lane.serves(client) else None
-        # every append is published to the processes following the game (events/feed.py), on one server
-        self._channel = channel if publishes(client) else lambda _game_id: b""
-        # ... and a process follows them on one connection (None on a cluster: a reader blocks on the stream)
+        # every append and token change is published to the processes following the game, which follow
+        # them on one connection (events/feed.py); on a cluster nothing is: a reader blocks on the stream
         self.feed = Feed(client) if publishes(client) else None
         self._socket_timeout = _socket_timeout(client)
 
@@ -180,7 +179,7 @@ class EventStore:
             snapshot or b"",
             (response or b"{}") if idempotency_key else b"",
             IDEMPOTENCY_TTL,
-            self._channel(game_id),
+            channel(game_id) if self.feed is not None else b"",
         ]
         args.extend(dumps(env) for env in envelopes)
         status, value = self._run(self._append, keys, args) if also is None else self._append_with(keys, args, also)
@@ -302,7 +301,7 @@ class EventStore:
         stream, start = key(game_id, "events"), f"{min(after, MAX_VERSION)}-0"
         deadline = time.monotonic() + timeout_ms / 1000
         while True:
-            if self.redis.xread({stream: start}, count=1, block=self._blocking_ms(max(1, timeout_ms))):
+            if self.redis.xread({stream: start}, count=1, block=self._blocking_ms(timeout_ms)):
                 return True
             timeout_ms = int((deadline - time.monotonic()) * 1000)
             if timeout_ms <= 0:
@@ -350,8 +349,7 @@ class EventStore:
             pipe.delete(key(game_id, "auth"))
         if mapping:
             pipe.hset(key(game_id, "auth"), mapping={h: str(s) for h, s in mapping.items()})
-        if self.feed is not None:  # the processes following the game read its tokens anew
-            pipe.publish(channel(game_id), TOKENS_CHANGED)
+        self._tell_tokens(pipe, game_id)
         pipe.execute()
 
     def drop_tokens(self, game_id: str, digests: list[str]) -> None:
@@ -360,15 +358,18 @@ class EventStore:
             return
         pipe = self.redis.pipeline(transaction=True)
         pipe.hdel(key(game_id, "auth"), *digests)
-        if self.feed is not None:
-            pipe.publish(channel(game_id), TOKENS_CHANGED)
+        self._tell_tokens(pipe, game_id)
         pipe.execute()
 
     def tokens_changed(self, game_id: str) -> None:
         """Tell the processes following the game that its seat tokens changed (a writer of them outside
         this store's methods calls it after its write)."""
+        self._tell_tokens(self.redis, game_id)
+
+    def _tell_tokens(self, client: Any, game_id: str) -> None:
+        """The processes following the game read its tokens anew (``client``: a pipeline, or the client)."""
         if self.feed is not None:
-            self.redis.publish(channel(game_id), TOKENS_CHANGED)
+            client.publish(channel(game_id), TOKENS_CHANGED)
 
     def tokens(self, game_id: str) -> dict[str, int]:
         return {h.decode(): int(s) for h, s in self.redis.hgetall(key(game_id, "auth")).items()}
