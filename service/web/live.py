@@ -223,10 +223,12 @@ class Stream(MethodView):
             "envelope JSON on one line. With `view=every` a new `state` follows each batch of events, so a seat "
             "learns its turn and its moves from the stream and needs one request per move; with `events=none` "
             "(and `view=every` or `view=turn`) the stream sends those states and nothing else. "
-            "A comment line (`: heartbeat`) is sent every 15 seconds without events. "
+            "A comment line (`: heartbeat`) is sent every 15 seconds without events, and at most once a second "
+            "once the client's side of the connection has ended (a write tells whether it is still there). "
             "Reconnecting with `Last-Event-ID` (or `after`) resumes without loss. The stream ends "
             "after the last event of a finished game, or with a comment saying why (`: credential revoked`, "
-            "`: credential no longer valid`) when its key is revoked or its seat token replaced. A client "
+            "`: credential no longer valid`) when its key is revoked, its seat token replaced or its seat "
+            "left. A client "
             "may follow a bounded number of streams at once (429 beyond it), the server too (503)."
         ),
         responses={
