@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from collections.abc import Callable
 
@@ -49,6 +50,15 @@ def _command_names(raw: bytes) -> list[str]:
 
 # options for a short match of each game (one hand or round; two rounds of Cripple Mr Onion)
 SHORT = {"dalmuti": {"hands": 1}, "cego": {"rounds": 1}, "muerte": {"games": 1}, "onion": {"rounds": 2}}
+
+
+def fresh_window(window: float, needed: float = 5.0) -> None:
+    """Rate-limit windows are fixed and aligned on the clock (a minute's starts at :00): a test that
+    counts requests within one window begins where at least ``needed`` seconds of one are left,
+    sleeping into the next when fewer are (``needed`` >= ``window``: always at a window's start)."""
+    left = window - time.time() % window
+    if left < min(needed, window):
+        time.sleep(left + 0.02)
 
 
 def create(client, integrator, game="dalmuti", players=None, options=None, status=201):

@@ -24,6 +24,7 @@ from service.web.app import create_app
 from service.web.hot import HotPath
 
 from .conftest import API_KEY, bearer
+from .helpers import fresh_window
 from .test_rate_limit_keys import _address
 
 _HEX = re.compile(r"\b[0-9a-f]{32}\b|\b[0-9a-f]{64}\b")
@@ -251,6 +252,7 @@ def test_a_retry_is_the_same_move_whatever_the_order_of_its_members(service):
 def test_the_hot_path_counts_each_request_once_and_refuses_past_the_limit_as_flask_does(service, monkeypatch):
     monkeypatch.setenv("NAIPES_RATE_LIMIT_ADDRESS", "off")
     sides = Sides(service, rate_limit="3 per minute")
+    fresh_window(60)
     (gid, _), (tokens, _) = twins(service, seed=9)
     own = bearer(tokens[to_act(service, gid)[0]])
     seen = [sides.client.get(f"/games/{gid}/legal-moves", headers=own) for _ in range(4)]
@@ -272,6 +274,7 @@ def test_behind_a_trusted_proxy_the_hot_path_counts_the_forwarded_address(servic
     proxy = {"REMOTE_ADDR": _address()}
     one, other = _address(), _address()
     own = bearer(tokens[to_act(service, gid)[0]])
+    fresh_window(60)
 
     def get(address):
         return sides.client.get(

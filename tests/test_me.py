@@ -11,7 +11,7 @@ from service.core.keys import SCOPES, digest
 from service.web.app import create_app
 
 from .conftest import API_KEY, bearer
-from .helpers import create, play_http, tokens
+from .helpers import create, fresh_window, play_http, tokens
 from .test_contract import conforms
 
 SCOPE_SETS = [["games"], ["tournaments"], ["review"], ["admin"], ["games", "review"], list(SCOPES)]
@@ -120,6 +120,7 @@ def test_the_budget_is_the_keys_own_or_the_services(service, monkeypatch):
     monkeypatch.setenv("NAIPES_RATE_LIMIT_ADDRESS", "50 per minute")
     c = create_app(service, rate_limit="30 per minute").test_client()
     made = service.keys.create("budgeted", ["games"])
+    fresh_window(60)
     first = c.get("/me", headers=bearer(made["key"])).get_json()["rate_limit"]
     assert first["limits"] == ["30 per minute"] and first["own"] is False
     assert first["address_limits"] == ["50 per minute"]

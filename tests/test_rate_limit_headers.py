@@ -18,7 +18,7 @@ from service.web.app import create_app
 from service.web.ratelimit import EXEMPT_PREFIXES
 
 from .conftest import API_KEY, ROOT, bearer
-from .helpers import create, tokens
+from .helpers import create, fresh_window, tokens
 from .live import LiveServer
 
 FIELD = re.compile(r'"(?P<name>[a-z0-9-]+)";(?P<a>[qr])=(?P<x>\d+);(?P<b>[wt])=(?P<y>\d+)')
@@ -47,6 +47,7 @@ def _client(service, monkeypatch, limits: str, address_limits: str = "off"):
 def test_remaining_falls_with_each_request_and_comes_back_after_the_window(service, monkeypatch):
     c = _client(service, monkeypatch, "4 per 2 seconds")
     key = bearer(service.keys.create("counted", ["games"])["key"])  # a key of the test's own: a fresh count
+    fresh_window(2, 2)  # five requests within one two-second window
     seen = []
     for _ in range(4):
         r = c.get("/games", headers=key)
@@ -78,6 +79,7 @@ def test_every_process_counts_into_one_shared_count(service, monkeypatch):
     one, other = (app.test_client() for app in apps)
     made = service.keys.create("shared", ["games"])
     key = bearer(made["key"])
+    fresh_window(60)
     codes = [(one if i % 2 == 0 else other).get("/games", headers=key).status_code for i in range(30)]
     assert 10 <= codes.count(200) <= 15, codes
     assert codes[-10:] == [429] * 10, codes
@@ -97,12 +99,14 @@ def test_a_process_at_its_limit_is_exact(service, monkeypatch):
     """One process alone never lets through more than the quota, however fast the requests."""
     c = _client(service, monkeypatch, "40 per minute")
     key = bearer(service.keys.create("exact", ["games"])["key"])
+    fresh_window(60)
     codes = [c.get("/games", headers=key).status_code for _ in range(60)]
     assert codes == [200] * 40 + [429] * 20
 
 
 def test_a_request_without_a_key_sees_its_address_budget_too(service, monkeypatch):
     c = _client(service, monkeypatch, "10 per minute", address_limits="3 per minute")
+    fresh_window(60)
     g = create(c, bearer(API_KEY), players=["a", "b", "c", "d"])
     env = _address()
     r = c.get(f"/games/{g['id']}", headers=bearer(tokens(g)[0]), environ_base=env)
@@ -143,6 +147,7 @@ def test_the_fields_over_real_http(service, monkeypatch):
     monkeypatch.setenv("NAIPES_RATE_LIMIT_ADDRESS", "off")
     key = bearer(service.keys.create("wire", ["games"])["key"])
     with LiveServer(create_app(service, rate_limit="2 per 5 seconds")) as server:
+        fresh_window(5, 3)
         got = [requests.get(server.url + "/games", headers=key, timeout=5) for _ in range(3)]
     assert [r.status_code for r in got] == [200, 200, 429]
     assert [parse(r.headers["RateLimit"])["credential"][0] for r in got] == [1, 0, 0]
@@ -161,6 +166,7 @@ def test_an_operator_gives_one_key_a_budget_of_its_own(service, monkeypatch, red
     key_id, secret = out.output.split()[:2]
     assert "rate limit: 5 per minute" in out.output
     key = bearer(secret)
+    fresh_window(60, 10)
     codes = [c.get("/games", headers=key).status_code for _ in range(6)]
     assert codes == [200] * 5 + [429]
 
