@@ -132,6 +132,7 @@ class EventStore:
         self._append = client.register_script(_APPEND)
         self._save_checkpoints = client.register_script(_SAVE_CHECKPOINTS)
         self._since = client.register_script(_SINCE)
+        self._beside: dict[str, Any] = {}  # scripts ``also`` may run beside an append, by SHA1 (beside())
         # the two scripts of every move (the head check, the append) skip the client's per-command
         # layer on a server of its own (events/lane.py)
         self._lane = Lane(client) if Lane.serves(client) else None
@@ -189,6 +190,14 @@ class EventStore:
             return AppendResult(-1, replayed=value)
         raise VersionConflict(expected_version, int(value))
 
+    def beside(self, text: str) -> str:
+        """Register a script that ``also`` runs beside an append (``pipe.evalsha(sha, ...)``); its SHA1.
+        A Redis that has forgotten it (a restart) answers the append's pipeline NoScriptError: the
+        store then loads it and runs it again, after the append."""
+        script = self.redis.register_script(text)
+        self._beside[script.sha] = script
+        return script.sha
+
     def _append_with(self, keys: list[str], args: list[Any], also: Callable[[Any], None]) -> Any:
         """The append script and ``also``'s writes in one pipeline (EVALSHA: a
         pipeline running a registered script would first ask whether it is
@@ -202,12 +211,18 @@ class EventStore:
         pipe = self.redis.pipeline(transaction=False)
         pipe.evalsha(self._append.sha, len(keys), *keys, *args)
         also(pipe)
+        commands = [command for command, _options in pipe.command_stack]
         if self._lane is not None:  # the pipeline's commands as it queued them, sent over the lane
-            result = self._lane.pipelined([command for command, _options in pipe.command_stack])[0]
+            results = self._lane.pipelined(commands)
         else:
-            result = pipe.execute(raise_on_error=False)[0]
+            results = pipe.execute(raise_on_error=False)
+        result = results[0]
         if isinstance(result, redis.exceptions.NoScriptError):  # Redis restarted without it: load it and run
-            return self._run(self._append, keys, args)
+            result = self._run(self._append, keys, args)
+        for command, reply in zip(commands[1:], results[1:]):  # then ``also``'s scripts it had forgotten
+            if isinstance(reply, redis.exceptions.NoScriptError) and command[1] in self._beside:
+                numkeys = int(command[2])
+                self._beside[command[1]](keys=command[3 : 3 + numkeys], args=command[3 + numkeys :])
         if isinstance(result, Exception):
             raise result
         return result

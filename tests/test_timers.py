@@ -17,6 +17,7 @@ from rq import Queue
 from domain import table as tables
 from events.envelope import parse_time
 from service.core import timers
+from service.core.identity import Viewer
 from service.core.listing import DUE, RUNNING_TIMED
 from service.core.naipes import Naipes
 from service.web.app import create_app
@@ -483,6 +484,18 @@ def test_the_first_append_after_redis_forgot_the_scripts_still_writes_its_deadli
     pending = timers.deadline_jobs(gid, service.tables.table(gid, fresh=True))
     assert pending and all(service.queue_redis.zscore(timers.DEADLINES, e) is not None for _s, _d, e in pending)
     assert service.redis.zscore(DUE, gid) == pytest.approx(min(d for _s, d, _e in pending))
+    # a move after another restart: the entries of the version left go, the new version's come
+    service.redis.script_flush()
+    table = service.tables.table(gid, fresh=True)
+    seat = service.reads.state_view(gid, service.identity.viewer(gid, None))["to_act"][0]
+    service.moves.move(gid, seat, service.reads.legal_moves(gid, Viewer("seat", seat=seat))["moves"][0])
+    moved = service.tables.table(gid, fresh=True)
+    assert moved["version"] > table["version"]
+    later = timers.deadline_jobs(gid, moved)
+    assert later and all(service.queue_redis.zscore(timers.DEADLINES, e) is not None for _s, _d, e in later)
+    gone = {e for _s, _d, e in pending} - {e for _s, _d, e in later}
+    assert gone and all(service.queue_redis.zscore(timers.DEADLINES, e) is None for e in gone)
+    assert service.redis.zscore(DUE, gid) == pytest.approx(min(d for _s, d, _e in later))
 
 
 def test_the_timers_role_runs_its_worker_processes_and_they_stop_with_the_first(redis_url, monkeypatch):

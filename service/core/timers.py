@@ -166,7 +166,8 @@ def enqueue_continuation(queue: Queue, game_id: str, version: int) -> None:
 
 # In the append's pipeline, after the append's script.  Drops the entries of the version left once the game
 # has left it; adds the new version's when the append made the head, or when the game is still at the version
-# left: the append comes next (the store runs its script again after this one when Redis had not loaded it).
+# left: the append comes next (a Redis that had forgotten the scripts runs the append's again, then this one:
+# EventStore.beside).
 # An entry of an append that never happened is harmless: the table's clock decides, and no deadline is early.
 # KEYS: the game's head, DEADLINES, INFLIGHT, DUE
 # ARGV: game id, the version the append leaves, the new head hash, DUE score ('' = none),
@@ -201,6 +202,7 @@ class DeadlineScheduler:
         self.bot_queue = Queue(BOTS, connection=service.queue_redis)
         # the schedule is written in the append's round trip when it lives in the games' Redis
         self.shared = service.queue_redis is service.redis and not isinstance(service.redis, RedisCluster)
+        self._in_append = service.store.beside(_IN_APPEND) if self.shared else None
 
     def in_append(self, game_id: str, old: dict, new: dict) -> Callable[[Any], None] | None:
         """The writes the append of ``new`` carries in its own round trip (None: nothing to write,
@@ -221,9 +223,8 @@ class DeadlineScheduler:
         ]
         for pair in fresh:
             args.extend(pair)
-        # EVAL with the script's text (about 600 bytes): a Redis restarted since never answers NoScriptError
-        # here, which in the append's pipeline would go unseen
-        return lambda pipe: pipe.eval(_IN_APPEND, 4, key(game_id, "head"), DEADLINES, INFLIGHT, DUE, *args)
+        # by its SHA1: a Redis that forgot it answers NoScriptError, and the store runs it after the append
+        return lambda pipe: pipe.evalsha(self._in_append, 4, key(game_id, "head"), DEADLINES, INFLIGHT, DUE, *args)
 
     def after_append(self, old: dict, new: dict, game_id: str) -> None:
         """What follows a stored append: the schedule's writes when the append could not carry
