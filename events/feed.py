@@ -139,10 +139,7 @@ class Feed:
             try:
                 self._connect()
                 failures = 0
-                self._receive()
-                with self._lock:  # it ended for want of followers
-                    self._conn.disconnect()
-                    self._conn = None
+                self._receive()  # it ended for want of followers, its connection closed
                 return
             except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
                 (log.debug if failures else log.warning)("the feed's connection to Redis failed: %s", exc)
@@ -175,7 +172,9 @@ class Feed:
             except redis.TimeoutError:
                 with self._lock:
                     if not self._followers:  # quiet and followed by nobody: the connection goes
-                        self._reader = None
+                        # (at once, under the lock: the next follower's reader makes one of its own)
+                        conn.disconnect()
+                        self._conn = self._reader = None
                         return
                     if pinged:
                         raise
