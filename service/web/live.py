@@ -6,7 +6,6 @@ import functools
 import logging
 import os
 import re
-import select
 import socket
 import threading
 import time
@@ -45,6 +44,7 @@ MAX_STREAMS_PER_ADDRESS = max(
 )
 RECHECK_SECONDS = 2.0  # a replaced seat token or a revoked key ends its streams within this
 HELD_POLL_SECONDS = 1.0  # how often a stream held at an embargo's horizon looks whether it lifted
+LOOK_SECONDS = 0.5  # how often, at most, a stream looks whether its client went (each time it wakes past this)
 VIEW_MODES = ("first", "every", "turn", "none")
 EVENT_MODES = ("all", "none")
 
@@ -292,7 +292,7 @@ def _client_gone(environ: dict):
     A write to a closed connection fails only at the second write after the close (the first is
     accepted before the client's reset comes back): with a heartbeat every 15 s, a stream whose client
     went would hold its slot, its place in its client's and address's counts, and its game's reader
-    for up to 30 s.  The stream looks at its socket instead each time it wakes (at least every second):
+    for up to 30 s.  The stream looks at its socket instead when it wakes (at least every second, at most twice):
     readable with nothing to read is the end of what the client sends.  That may be a client that only
     closed its sending half and still reads, so the stream then writes a heartbeat (at most one a
     second): to a closed connection that write, or the next, fails and ends the stream; a half-closed
@@ -302,11 +302,16 @@ def _client_gone(environ: dict):
         return lambda: False
 
     def gone() -> bool:
+        # one peek that does not wait (a timeout of 0: gevent's socket then neither polls nor yields;
+        # a poll() here cost the stream more than rendering the state it woke for)
+        timeout = sock.gettimeout()
         try:
-            watch = select.poll()  # (not select(): a descriptor above 1024 is beyond it)
-            watch.register(sock.fileno(), select.POLLIN)
-            return bool(watch.poll(0)) and sock.recv(1, socket.MSG_PEEK) == b""
-        except (OSError, ValueError):  # a TLS socket takes no flags; a reset shows at the write
+            sock.settimeout(0.0)
+            try:
+                return sock.recv(1, socket.MSG_PEEK) == b""
+            finally:
+                sock.settimeout(timeout)
+        except (OSError, ValueError):  # nothing to read yet; a TLS socket takes no flags; a reset shows at the write
             return False
 
     return gone
@@ -372,12 +377,15 @@ def _sse(
             if last and position >= version:
                 return  # a finished game shown whole: nothing follows
         quiet = time.monotonic()
-        probed = float("-inf")
+        probed = looked = float("-inf")
         while True:
-            if gone() and time.monotonic() - probed >= 1.0:  # the client may have gone: a write tells
-                probed = quiet = time.monotonic()
-                yield ": heartbeat\n\n"
-                continue
+            now = time.monotonic()
+            if now - looked >= LOOK_SECONDS:  # (not at every wake: a stream of a busy game wakes at every move)
+                looked = now
+                if now - probed >= 1.0 and gone():  # the client may have gone: a write tells
+                    probed = quiet = now
+                    yield ": heartbeat\n\n"
+                    continue
             ended = holds(hub)
             if ended:
                 yield f": {ended}\n\n"
