@@ -105,6 +105,8 @@ class Hub:
         if batch is None:
             self._told += 1
             self._tokens = (float("-inf"), {})
+            with self.changed:  # the streams look at their credentials now (a quiet one sleeps long: live.py)
+                self.changed.notify_all()
         with self._arrived:
             self._inbox.append(batch)
             self._arrived.notify()
@@ -148,10 +150,19 @@ class Hub:
         return verify_chain(envs, start_hash=held, start_version=after)["ok"]
 
     # -- for the streams -------------------------------------------------
-    def wait(self, version: int, timeout: float) -> None:
-        """Until the hub has read past ``version``, at most ``timeout`` seconds."""
+    @property
+    def told(self) -> int:
+        """How many times the feed said to read the game anew (a change of its seat tokens among them)."""
+        return self._told
+
+    def wait(self, version: int, timeout: float, told: int | None = None) -> None:
+        """Until the hub has read past ``version`` or, ``told`` given, the feed has said to read anew
+        since the caller read :attr:`told`; at most ``timeout`` seconds."""
+        told = self._told if told is None else told
         with self.changed:
-            self.changed.wait_for(lambda: self.head.version > version or self.failed is not None, timeout)
+            self.changed.wait_for(
+                lambda: self.head.version > version or self.failed is not None or self._told != told, timeout
+            )
         if self.failed is not None:
             raise RuntimeError(f"the reader of game {self.game_id} stopped") from self.failed
 

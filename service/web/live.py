@@ -45,6 +45,11 @@ MAX_STREAMS_PER_ADDRESS = max(
 RECHECK_SECONDS = 2.0  # a replaced seat token or a revoked key ends its streams within this
 HELD_POLL_SECONDS = 1.0  # how often a stream held at an embargo's horizon looks whether it lifted
 LOOK_SECONDS = 0.5  # how often, at most, a stream looks whether its client went (each time it wakes past this)
+# how long a quiet stream sleeps when the feed wakes it at a change of its game's seat tokens (a seat's, or
+# one of no credential): every wake costs the web worker, and a process may hold hundreds of quiet streams.
+# An integrator key's stream (its revocation is not pushed) and every stream on a Redis Cluster (no feed)
+# wake every RECHECK_SECONDS / 2.
+QUIET_SECONDS = 5.0
 VIEW_MODES = ("first", "every", "turn", "none")
 EVENT_MODES = ("all", "none")
 
@@ -292,7 +297,8 @@ def _client_gone(environ: dict):
     A write to a closed connection fails only at the second write after the close (the first is
     accepted before the client's reset comes back): with a heartbeat every 15 s, a stream whose client
     went would hold its slot, its place in its client's and address's counts, and its game's reader
-    for up to 30 s.  The stream looks at its socket instead when it wakes (at least every second, at most twice):
+    for up to 30 s.  The stream looks at its socket instead when it wakes (at most twice a second; a quiet one wakes
+    at least every QUIET_SECONDS, or every second):
     readable with nothing to read is the end of what the client sends.  That may be a client that only
     closed its sending half and still reads, so the stream then writes a heartbeat (at most one a
     second): to a closed connection that write, or the next, fails and ends the stream; a half-closed
@@ -361,8 +367,9 @@ def _sse(
     states alone (the events are passed over unrendered).  A fresh stream (``resumed`` False:
     neither Last-Event-ID nor ``after``) goes on with the events after the state it shows; a resumed one
     with the events after its position, whatever state it shows.  The credential is checked again
-    before every batch is sent and at least every RECHECK_SECONDS / 2 while the game is quiet, and so is
-    whether the client is still there (``gone``)."""
+    before every batch is sent, when the game's feed says its seat tokens changed, and while the game is
+    quiet at least every QUIET_SECONDS (an integrator key's stream, or any on a Redis Cluster: every
+    RECHECK_SECONDS / 2), and so is whether the client is still there (``gone``)."""
     hub = None
     try:
         yield f": naipes event stream of game {game_id}\nretry: 2000\n\n"
@@ -378,7 +385,10 @@ def _sse(
                 return  # a finished game shown whole: nothing follows
         quiet = time.monotonic()
         probed = looked = float("-inf")
+        fed = svc.store.feed is not None and viewer.kind != "integrator"
+        nap = QUIET_SECONDS if fed else RECHECK_SECONDS / 2
         while True:
+            told = hub.told  # (before the credential is looked at: a change after it wakes the wait below)
             now = time.monotonic()
             if now - looked >= LOOK_SECONDS:  # (not at every wake: a stream of a busy game wakes at every move)
                 looked = now
@@ -420,7 +430,7 @@ def _sse(
                 yield ": heartbeat\n\n"
                 quiet = time.monotonic()
                 continue
-            hub.wait(head.version, min(left, RECHECK_SECONDS / 2, HELD_POLL_SECONDS if held else left))
+            hub.wait(head.version, min(left, nap, HELD_POLL_SECONDS if held else left), told)
     except GeneratorExit:
         raise
     except Exception:  # the client reconnects with Last-Event-ID
