@@ -354,6 +354,35 @@ def test_a_stream_whose_client_went_frees_its_slot_within_seconds_under_gunicorn
         proc.wait(15)
 
 
+def test_a_quiet_seat_stream_whose_client_went_is_freed_within_its_sleep_and_a_probe(redis_url, integrator):
+    """A seat's quiet stream sleeps QUIET_SECONDS between looks (the feed wakes it when the seat tokens
+    change): a client that closes it is counted no more within that and the probe's two writes."""
+    from service.web.live import QUIET_SECONDS
+
+    proc, base = start_gunicorn(
+        redis_url,
+        {"NAIPES_WEB_WORKERS": "1", "NAIPES_MAX_STREAMS_PER_CLIENT": "1", "NAIPES_SSE_HEARTBEAT": "60"},
+    )
+    try:
+        g = new_game(base, integrator)
+        seat = bearer(tokens(g)[0])
+        for round_ in range(2):
+            started = time.monotonic()
+            while True:  # the last round's stream: counted until the server notices its client went
+                r = requests.get(f"{base}/games/{g['id']}/stream?view=turn", headers=seat, stream=True, timeout=30)
+                if r.status_code == 200:
+                    break
+                assert r.status_code == 429, r.text
+                r.close()
+                assert time.monotonic() - started < QUIET_SECONDS + 3, f"round {round_}: the closed stream still counts"
+                time.sleep(0.25)
+            next(r.iter_lines())  # served
+            r.close()
+    finally:
+        proc.terminate()
+        proc.wait(15)
+
+
 def test_a_client_that_only_closed_its_sending_half_keeps_its_stream(live_server, integrator):
     """A client that sends its request and shuts its sending half (``nc -N``, some proxies) still reads:
     the end of its input is not the end of its stream."""
