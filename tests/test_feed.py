@@ -145,6 +145,35 @@ def test_a_reader_started_just_before_a_move_misses_nothing(client, service, int
         fan.leave(hub)
 
 
+def test_an_append_that_published_nothing_is_seen_at_the_readers_next_look_and_it_ends_with_its_streams(
+    client, service, integrator, mover, monkeypatch
+):
+    """A writer that publishes nothing (a process of an earlier release, during an upgrade) is caught up
+    with at the reader's look at the log after SAFETY_SECONDS quiet; a reader whose last stream goes
+    ends then, not at its next look."""
+    monkeypatch.setattr(fanouts, "SAFETY_SECONDS", 1.5)
+    rng = random.Random(11)
+    fan = fanouts.Fanout()
+    g = create(client, integrator)
+    hub = fan.follow(service, g["id"])
+    one_move(mover, g["id"], tokens(g), rng)
+    reaches(hub, mover.tables.table(g["id"])["version"])
+    mover.store.feed = None  # its appends publish nothing from here
+    one_move(mover, g["id"], tokens(g), rng)
+    head = mover.tables.table(g["id"])["version"]
+    time.sleep(0.5)
+    assert hub.head.version < head, "not published, yet pushed"
+    reaches(hub, head, seconds=fanouts.SAFETY_SECONDS + 2)
+    monkeypatch.setattr(fanouts, "SAFETY_SECONDS", 60.0)
+    hub.nudge()  # (the reader's wait now runs on the long look)
+    time.sleep(0.2)
+    left = time.monotonic()
+    fan.leave(hub)
+    while fan.hubs() or subscribers(service.store.redis, g["id"]):
+        assert time.monotonic() - left < 3, "the reader outlived its last stream"
+        time.sleep(0.02)
+
+
 def test_a_forged_message_on_a_channel_does_not_reach_the_streams(client, service, integrator, mover):
     """A message that is not a batch of the game's events (or is one out of turn) sends the reader to the
     log: what the streams show is what the log holds."""

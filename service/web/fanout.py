@@ -31,14 +31,17 @@ log = logging.getLogger("naipes.live")
 
 BATCH = 500  # events a stream sends at once, at most
 RECENT = 512  # events a hub keeps in memory for the streams a little behind it
-WAIT_SECONDS = 5.0  # a reader's blocking read: a hub left without streams ends within this
+WAIT_SECONDS = 5.0  # a reader's blocking read, on a Redis Cluster: a hub left without streams ends within this
 # ... and once its game is over: its streams end with the last event, and a reader lingering on a finished
 # game would hold a Redis connection that the next game's reader then opens anew
 FINISHED_WAIT_SECONDS = 0.25
 TOKENS_SECONDS = 1.0  # how long a hub trusts the game's seat tokens it read, on a Redis Cluster (no feed)
-# ... and with a feed, which says when they change: a writer of the tokens that did not say so (a
-# process of an earlier release) is caught up with this late
-TOKENS_FED_SECONDS = 5.0
+# With a feed, which pushes the appends and says when the tokens change, a quiet reader looks at the log
+# anyway, and trusts its copy of the tokens, this long at most: a writer that published nothing (a process
+# of an earlier release, during an upgrade) is caught up with this late.  Each look costs a quiet game two
+# reads in every process following it.
+SAFETY_SECONDS = 30.0
+TOKENS_FED_SECONDS = SAFETY_SECONDS
 SHARED = 256  # renderings a version keeps for the streams that see it alike
 
 
@@ -63,8 +66,10 @@ class Hub:
         self.changed = threading.Condition()
         self._arrived = threading.Condition()  # the feed's batches, and None: read the log
         self._inbox: list[list[dict] | None] = []
+        self._nudged = False
         self._tokens: tuple[float, dict[str, int]] = (float("-inf"), {})
         self._told = 0  # how many times the feed said to read anew
+        self._looked = time.monotonic()  # when the log was last read (the feed's first word reads it)
         self._reading_tokens = threading.Lock()
 
     # -- the reader ------------------------------------------------------
@@ -112,19 +117,18 @@ class Hub:
             self._arrived.notify()
 
     def _next(self, after: int) -> list[dict]:
-        """The envelopes after version ``after``, waiting up to WAIT_SECONDS for the first
-        (FINISHED_WAIT_SECONDS once the game is over): those the feed pushed when they follow on
-        ``after``, else (a gap, a subscription made or made again) at most BATCH read from the log; on a
-        Redis Cluster, at most BATCH from a blocking read of the log."""
-        wait = WAIT_SECONDS if tables.outcome(self.head.table) is None else FINISHED_WAIT_SECONDS
+        """The envelopes after version ``after``: those the feed pushed when they follow on ``after``,
+        else (a gap, a subscription made or made again, SAFETY_SECONDS quiet) at most BATCH read from
+        the log; none when woken for the last stream's leaving (:meth:`nudge`).  On a Redis Cluster, at
+        most BATCH from a blocking read of the log, up to WAIT_SECONDS (FINISHED_WAIT_SECONDS once the
+        game is over)."""
         if self.svc.store.feed is None:
+            wait = WAIT_SECONDS if tables.outcome(self.head.table) is None else FINISHED_WAIT_SECONDS
             return self.svc.store.read_new(self.game_id, after, BATCH, int(wait * 1000))
         with self._arrived:
-            if not self._inbox:
-                self._arrived.wait(wait)
-            batches, self._inbox = self._inbox, []
-        # quiet for a whole wait: the log is looked at anyway (an append that published nothing, by a
-        # process of an earlier release during an upgrade, say, is not left unseen)
+            if not self._inbox and not self._nudged:
+                self._arrived.wait(max(0.0, SAFETY_SECONDS - (time.monotonic() - self._looked)))
+            batches, self._inbox, self._nudged = self._inbox, [], False
         envs: list[dict] = []
         for batch in batches:
             if batch is None:
@@ -135,6 +139,11 @@ class Hub:
         else:
             if batches and self._links(after, envs):
                 return envs
+            if not batches and time.monotonic() - self._looked < SAFETY_SECONDS:
+                return []  # nudged: the reader looks whether it has streams left
+        # (quiet for SAFETY_SECONDS: the log is looked at anyway; an append that published nothing, by a
+        # process of an earlier release during an upgrade, say, is not left unseen)
+        self._looked = time.monotonic()
         envs = self.svc.store.read(self.game_id, after, count=BATCH)
         if len(envs) == BATCH:  # more to read: the next turn reads on
             self._deliver(None)
@@ -148,6 +157,12 @@ class Hub:
         if not envs or held is None or self.head.version != after:
             return not envs
         return verify_chain(envs, start_hash=held, start_version=after)["ok"]
+
+    def nudge(self) -> None:
+        """Wake the reader (its last stream has gone: it ends now, not at its next look at the log)."""
+        with self._arrived:
+            self._nudged = True  # (kept: the reader may be between two waits)
+            self._arrived.notify()
 
     # -- for the streams -------------------------------------------------
     @property
@@ -265,6 +280,9 @@ class Fanout:
     def leave(self, hub: Hub) -> None:
         with self._lock:
             hub.streams -= 1
+            last = hub.streams == 0
+        if last:
+            hub.nudge()
 
     def keep(self, hub: Hub) -> bool:
         """Whether ``hub`` reads on: while it has streams; else it leaves the fan-out."""
