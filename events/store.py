@@ -25,6 +25,7 @@ Keys of game ``g``:
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ import redis
 from .envelope import GENESIS, dumps, loads, verify_chain
 from .feed import TOKENS_CHANGED, Feed, channel, publishes
 from .lane import Lane
+
+log = logging.getLogger("naipes.store")
 
 IDEMPOTENCY_TTL = 24 * 3600
 CHECKPOINT_TTL = 7 * 24 * 3600  # replay checkpoints unused this long are dropped (they are rebuilt on demand)
@@ -180,7 +183,7 @@ class EventStore:
             snapshot or b"",
             (response or b"{}") if idempotency_key else b"",
             IDEMPOTENCY_TTL,
-            channel(game_id) if self.feed is not None else b"",
+            self.channel(game_id),
         ]
         args.extend(dumps(env) for env in envelopes)
         status, value = self._run(self._append, keys, args) if also is None else self._append_with(keys, args, also)
@@ -222,7 +225,10 @@ class EventStore:
         for command, reply in zip(commands[1:], results[1:]):  # then ``also``'s scripts it had forgotten
             if isinstance(reply, redis.exceptions.NoScriptError) and command[1] in self._beside:
                 numkeys = int(command[2])
-                self._beside[command[1]](keys=command[3 : 3 + numkeys], args=command[3 + numkeys :])
+                try:
+                    self._beside[command[1]](keys=command[3 : 3 + numkeys], args=command[3 + numkeys :])
+                except redis.RedisError:  # not part of the append, which stands: the writer catches up
+                    log.exception("a script beside the append of %s failed", keys[0])
         if isinstance(result, Exception):
             raise result
         return result
@@ -375,6 +381,11 @@ class EventStore:
         pipe.hdel(key(game_id, "auth"), *digests)
         self._tell_tokens(pipe, game_id)
         pipe.execute()
+
+    def channel(self, game_id: str) -> bytes:
+        """The channel a script writing the game publishes on (its appends, a change of its tokens), or
+        b"" where nothing is published (a Redis Cluster)."""
+        return channel(game_id).encode() if self.feed is not None else b""
 
     def tokens_changed(self, game_id: str) -> None:
         """Tell the processes following the game that its seat tokens changed (a writer of them outside

@@ -498,6 +498,27 @@ def test_the_first_append_after_redis_forgot_the_scripts_still_writes_its_deadli
     assert service.redis.zscore(DUE, gid) == pytest.approx(min(d for _s, d, _e in later))
 
 
+def test_a_forgotten_deadline_script_that_fails_again_does_not_fail_the_stored_move(service, monkeypatch, caplog):
+    """The deadline writes are not part of the append: when Redis had forgotten their script and running
+    it again fails too, the move stands, and its DUE mark (written beside it) sends the workers'
+    reconcile pass to write the deadlines."""
+    gid = service.games.create_game("dalmuti", list("abcd"), {"turn_seconds": 30, "hands": 1})["id"]
+    sha = service.scheduler._in_append
+
+    def refused(**_kwargs):
+        raise redis.exceptions.ConnectionError("Connection reset by peer")
+
+    monkeypatch.setitem(service.store._beside, sha, refused)
+    service.redis.script_flush()
+    seat = service.reads.state_view(gid, service.identity.viewer(gid, None))["to_act"][0]
+    before = service.tables.table(gid, fresh=True)["version"]
+    made = service.moves.move(gid, seat, service.reads.legal_moves(gid, Viewer("seat", seat=seat))["moves"][0])
+    assert made["version"] > before == made["version"] - len(made["events"])
+    assert service.tables.table(gid, fresh=True)["version"] == made["version"]
+    assert "a script beside the append" in caplog.text
+    assert service.redis.zscore(DUE, gid) is not None  # the reconcile pass's mark
+
+
 def test_the_timers_role_runs_its_worker_processes_and_they_stop_with_the_first(redis_url, monkeypatch):
     from rq import Worker
 
