@@ -255,6 +255,12 @@ def test_an_append_the_server_refuses_to_publish_writes_nothing(redis_client, re
             EventStore(limited).append("acl1", 0, batch)
         assert redis_client.xlen("naipes:{acl1}:events") == 0
         assert redis_client.hget("naipes:{acl1}:head", "version") is None
+        # and so does a fresh seat token (the streams of the earlier one would not be told to end)
+        gid = Naipes(redis_client).games.create_game("dalmuti", list("abcd"), {"hands": 1})["id"]
+        held = redis_client.hgetall(f"naipes:{{{gid}}}:auth")
+        with pytest.raises(redis.exceptions.ResponseError, match="(?i)publish|channel|permission"):
+            Naipes(limited).seats.seat_token(gid, 0)
+        assert redis_client.hgetall(f"naipes:{{{gid}}}:auth") == held
         limited.close()
     finally:
         redis_client.execute_command("ACL", "DELUSER", "nochannels")

@@ -30,6 +30,7 @@ from domain import registry
 from domain import table as tables
 from domain.base import RuleViolation
 from events.envelope import now_iso
+from events.feed import TOKENS_CHANGED
 from events.store import VersionConflict, key
 from service.core import facts
 from service.core.appending import MAX_RETRIES
@@ -44,9 +45,12 @@ log = logging.getLogger("naipes.seats")
 INVITATION_PREFIX = "inv_"
 REMATCH_WAIT = 5.0  # seconds a rematch call waits for the game another call is creating
 
-# KEYS: a game's token hash; ARGV: seat, the new token's hash ('' = none).  The seat's earlier
-# tokens are dropped and the new one stored, in one step.
+# KEYS: a game's token hash; ARGV: seat, the new token's hash ('' = none), the game's channel ('' = none: a
+# Redis Cluster), the message of a change of tokens.  The seat's earlier tokens are dropped and the new one
+# stored, in one step, and the processes following the game are told (first: a server refusing to publish
+# writes nothing), so the streams of the earlier tokens end.
 _SEAT_TOKEN = """
+if ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[4]) end
 local all = redis.call('HGETALL', KEYS[1])
 for i = 1, #all, 2 do
   if all[i + 1] == ARGV[1] then redis.call('HDEL', KEYS[1], all[i]) end
@@ -246,8 +250,10 @@ class Seats:
     def seat_token(self, game_id: str, seat: int) -> str:
         """A fresh token for ``seat``; the seat's earlier tokens stop working."""
         token = seat_token(game_id)
-        self._seat_token(keys=[key(game_id, "auth")], args=[str(seat), token_hash(token)])
-        self.naipes.store.tokens_changed(game_id)  # the streams of the seat's earlier tokens end
+        store = self.naipes.store
+        self._seat_token(
+            keys=[key(game_id, "auth")], args=[str(seat), token_hash(token), store.channel(game_id), TOKENS_CHANGED]
+        )
         self.naipes.identity.forget(game_id)
         return token
 
