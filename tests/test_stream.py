@@ -382,6 +382,34 @@ def test_a_quiet_seat_stream_whose_client_went_is_freed_within_its_sleep_and_a_p
         proc.wait(15)
 
 
+def test_the_look_for_a_gone_client_peeks_without_waiting_and_leaves_the_socket_as_it_was():
+    """One peek, the socket's timeout put back; a socket it must not peek at (TLS, HTTP/2's shared
+    connection) is left to the heartbeats."""
+    import socket
+
+    from service.web.live import _client_gone
+
+    ours, theirs = socket.socketpair()
+    try:
+        ours.settimeout(7.0)
+        gone = _client_gone({"gunicorn.socket": ours, "SERVER_PROTOCOL": "HTTP/1.1"})
+        assert gone() is False and ours.gettimeout() == 7.0  # nothing to read: still there, not waited for
+        theirs.sendall(b"x")
+        assert gone() is False and ours.recv(1) == b"x"  # bytes sent are left to be read
+        assert _client_gone({"gunicorn.socket": ours, "SERVER_PROTOCOL": "HTTP/2.0"})() is False
+        theirs.close()
+        assert gone() is True and ours.gettimeout() == 7.0
+        assert _client_gone({"gunicorn.socket": ours, "SERVER_PROTOCOL": "HTTP/2.0"})() is False
+
+        class Tls:  # a TLS socket's face: never peeked at
+            def getpeercert(self):
+                raise AssertionError("looked at")
+
+        assert _client_gone({"gunicorn.socket": Tls(), "SERVER_PROTOCOL": "HTTP/1.1"})() is False
+    finally:
+        ours.close()
+
+
 def test_a_client_that_only_closed_its_sending_half_keeps_its_stream(live_server, integrator):
     """A client that sends its request and shuts its sending half (``nc -N``, some proxies) still reads:
     the end of its input is not the end of its stream."""

@@ -67,7 +67,7 @@ class Hub:
         self._arrived = threading.Condition()  # the feed's batches, and None: read the log
         self._inbox: list[list[dict] | None] = []
         self._nudged = False
-        self._tokens: tuple[float, dict[str, int]] = (float("-inf"), {})
+        self._tokens: tuple[float, dict[str, int], int] = (float("-inf"), {}, 0)  # when read, what, told
         self._told = 0  # how many times the feed said to read anew
         self._looked = time.monotonic()  # when the log was last read (the feed's first word reads it)
         self._reading_tokens = threading.Lock()
@@ -108,8 +108,7 @@ class Hub:
         """From the feed's reader: a batch of the game's appended events, or None: read the log and the
         seat tokens anew."""
         if batch is None:
-            self._told += 1
-            self._tokens = (float("-inf"), {})
+            self._told += 1  # (the copy of the tokens, read before, is current no more: seat_of)
             with self.changed:  # the streams look at their credentials now (a quiet one sleeps long: live.py)
                 self.changed.notify_all()
         with self._arrived:
@@ -185,17 +184,18 @@ class Hub:
         """The seat a token (its hash) holds now: the game's tokens as read after their last change
         (the feed says when they change) and at most TOKENS_FED_SECONDS ago, or, on a Redis Cluster,
         at most TOKENS_SECONDS ago; one read for every stream of the game."""
-        at, found = self._tokens
+        # the copy is tagged with how many times the feed had said to read anew when its read began: a
+        # change told since (even during the read) makes it stale, whichever thread looks
+        at, found, told = self._tokens
         now = time.monotonic()
         trust = TOKENS_SECONDS if self.svc.store.feed is None else TOKENS_FED_SECONDS
-        if now - at >= trust:
+        if now - at >= trust or told != self._told:
             with self._reading_tokens:  # one read for the streams that find the copy stale at once
-                at, found = self._tokens
-                if now - at >= trust:
+                at, found, told = self._tokens
+                if now - at >= trust or told != self._told:
                     told = self._told
                     found = self.svc.store.tokens(self.game_id)
-                    if told == self._told:  # not told of a change while reading: the read is current
-                        self._tokens = (now, found)
+                    self._tokens = (now, found, told)
         return found.get(digest)
 
     def sight(self, head: Head, viewer) -> Sight:

@@ -42,7 +42,9 @@ MAX_STREAMS_PER_ADDRESS = max(
         int(os.environ.get("NAIPES_MAX_STREAMS_PER_ADDRESS", str(max(MAX_STREAMS_PER_CLIENT, MAX_STREAMS // 3)))),
     ),
 )
-RECHECK_SECONDS = 2.0  # a replaced seat token or a revoked key ends its streams within this
+# a revoked key ends its streams within this (the key's record is trusted 2 s), and so does a replaced or
+# dropped seat token on a Redis Cluster; with a feed, the change is pushed and ends them at once
+RECHECK_SECONDS = 2.0
 HELD_POLL_SECONDS = 1.0  # how often a stream held at an embargo's horizon looks whether it lifted
 LOOK_SECONDS = 0.5  # how often, at most, a stream looks whether its client went (each time it wakes past this)
 # how long a quiet stream sleeps when the feed wakes it at a change of its game's seat tokens (a seat's, or
@@ -304,8 +306,8 @@ def _client_gone(environ: dict):
     second): to a closed connection that write, or the next, fails and ends the stream; a half-closed
     client just reads it.  A socket it cannot peek at (TLS) is left to the heartbeats."""
     sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
-    if sock is None:
-        return lambda: False
+    if sock is None or hasattr(sock, "getpeercert") or not environ.get("SERVER_PROTOCOL", "").startswith("HTTP/1"):
+        return lambda: False  # (TLS takes no peek; an HTTP/2 connection's socket is every stream's on it)
 
     def gone() -> bool:
         # one peek that does not wait (a timeout of 0: gevent's socket then neither polls nor yields;
@@ -430,7 +432,9 @@ def _sse(
                 yield ": heartbeat\n\n"
                 quiet = time.monotonic()
                 continue
-            hub.wait(head.version, min(left, nap, HELD_POLL_SECONDS if held else left), told)
+            # (a probe's heartbeat is followed by another look within a second: its second write tells)
+            sleep = nap if time.monotonic() - probed > LOOK_SECONDS + 1.0 else RECHECK_SECONDS / 2
+            hub.wait(head.version, min(left, sleep, HELD_POLL_SECONDS if held else left), told)
     except GeneratorExit:
         raise
     except Exception:  # the client reconnects with Last-Event-ID
