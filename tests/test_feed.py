@@ -51,6 +51,17 @@ def subscribers(client: redis.Redis, gid: str) -> int:
     return client.pubsub_numsub(channel(gid))[0][1]
 
 
+def followed(client, service: Naipes, integrator: dict, mover: Naipes, rng: random.Random):
+    """A new game, its reader in a fan-out of the test's own, and one move of another process's that the
+    reader has folded: (fan-out, game, hub)."""
+    fan = fanouts.Fanout()
+    g = create(client, integrator)
+    hub = fan.follow(service, g["id"])
+    one_move(mover, g["id"], tokens(g), rng)
+    reaches(hub, mover.tables.table(g["id"])["version"])
+    return fan, g, hub
+
+
 def envelope(game_id: str, version: int, prev: str) -> dict:
     return seal(game_id, version, prev, {"type": "noted", "data": {"n": version}}, actor="system", time="t")
 
@@ -115,11 +126,7 @@ def test_moves_made_while_the_feed_was_cut_reach_the_reader_once_and_in_order(cl
     """The feed's connection is killed and moves are made at once, before it is back: their messages
     are lost with it, and the reader reads them from the log when the subscription holds again."""
     rng = random.Random(5)
-    fan = fanouts.Fanout()
-    g = create(client, integrator)
-    hub = fan.follow(service, g["id"])
-    one_move(mover, g["id"], tokens(g), rng)
-    reaches(hub, mover.tables.table(g["id"])["version"])
+    fan, g, hub = followed(client, service, integrator, mover, rng)
     connects = service.store.feed.connects
     for _ in range(3):
         assert service.store.redis.client_kill_filter(_type="pubsub") >= 1
@@ -153,11 +160,7 @@ def test_an_append_that_published_nothing_is_seen_at_the_readers_next_look_and_i
     ends then, not at its next look."""
     monkeypatch.setattr(fanouts, "SAFETY_SECONDS", 1.5)
     rng = random.Random(11)
-    fan = fanouts.Fanout()
-    g = create(client, integrator)
-    hub = fan.follow(service, g["id"])
-    one_move(mover, g["id"], tokens(g), rng)
-    reaches(hub, mover.tables.table(g["id"])["version"])
+    fan, g, hub = followed(client, service, integrator, mover, rng)
     mover.store.feed = None  # its appends publish nothing from here
     one_move(mover, g["id"], tokens(g), rng)
     head = mover.tables.table(g["id"])["version"]
