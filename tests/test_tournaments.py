@@ -40,7 +40,12 @@ def create_tournament(client, integrator, status=201, **body):
     return r.get_json()
 
 
-def wait_round(client, integrator, tid, n, timeout=30.0):
+# how long a test waits for a worker process's work (a round paired, its games created): far above what it
+# takes (under a second), so that a loaded machine is not taken for a hang
+WORKER_SECONDS = 60.0
+
+
+def wait_round(client, integrator, tid, n, timeout=WORKER_SECONDS):
     """Round ``n`` once all its games exist, or None when the tournament ended first."""
 
     def ready():
@@ -72,7 +77,7 @@ def play_round(client, rd: dict, rng: random.Random) -> None:
 
 
 def play_tournament(
-    client, integrator, tid: str, players: set[str], rng: random.Random, timeout: float = 30.0
+    client, integrator, tid: str, players: set[str], rng: random.Random, timeout: float = WORKER_SECONDS
 ) -> list[dict]:
     rounds = []
     n = 1
@@ -204,20 +209,22 @@ def test_a_worker_killed_mid_round_loses_and_duplicates_nothing(redis_url, clien
         play_http(client, {"id": rd["tables"][1]["game_id"], "seats": rd["tables"][1]["seats"]}, rng)
         # the round is over with no worker alive: its advance job waits in the queue
         second = start_worker(redis_url)
-        paired = wait_for(lambda: client.get(f"/tournaments/{tid}").get_json()["round"] >= 2, 20, step=0.002)
+        paired = wait_for(
+            lambda: client.get(f"/tournaments/{tid}").get_json()["round"] >= 2, WORKER_SECONDS, step=0.002
+        )
         kill_group(second)  # as soon as round 2 is paired: while its games are being created
         assert paired
         at_kill = client.get(f"/tournaments/{tid}/rounds/2").get_json()
         third = start_worker(redis_url)
         n = 2
         while True:
-            rd_n = wait_round(client, integrator, tid, n, timeout=40)
+            rd_n = wait_round(client, integrator, tid, n)
             if rd_n is None:
                 break
             check_round(rd_n, set(players))
             play_round(client, rd_n, rng)
             n += 1
-        assert wait_for(lambda: client.get(f"/tournaments/{tid}").get_json()["status"] == "finished", 40)
+        assert wait_for(lambda: client.get(f"/tournaments/{tid}").get_json()["status"] == "finished", WORKER_SECONDS)
     finally:
         for proc in (first, second, third):
             if proc is not None:
