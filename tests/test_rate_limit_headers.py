@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from service.cli import main as cli
 from service.web.app import create_app
-from service.web.ratelimit import EXEMPT_PREFIXES
+from service.web.ratelimit import EXEMPT_PREFIXES, Counts, _process
 
 from .conftest import API_KEY, ROOT, bearer
 from .helpers import create, fresh_window, tokens
@@ -68,6 +68,35 @@ def test_remaining_falls_with_each_request_and_comes_back_after_the_window(servi
     again = c.get("/games", headers=key)
     assert again.status_code == 200
     assert parse(again.headers["RateLimit"])["credential"][0] == 3
+
+
+def test_requests_being_flushed_are_counted_until_redis_has_them(service):
+    """A flush takes a window's pending requests and adds them to Redis: a request meanwhile still counts
+    them (its remaining count, and the process's share of what is left), and the count stays exact."""
+    import secrets
+    import threading
+
+    counts = Counts(service.redis, f"naipes:rate:flushing-{secrets.token_hex(4)}", processes=1)
+    counts._flusher_pid = _process[0]  # no background flush: this test flushes when it says
+    real, inside, go = counts._add, threading.Event(), threading.Event()
+
+    def held(amounts):  # the flush's round trip, held half-way
+        if threading.current_thread().name == "flush-held":
+            inside.set()
+            assert go.wait(5)
+        return real(amounts)
+
+    counts._add = held
+    at = 1_000_000_020.0  # one window, whatever the clock says
+    used = [counts.hit("key", 4, 60, "credential", now=at).used]
+    flush = threading.Thread(target=counts.flush, kwargs={"now": at}, name="flush-held")
+    flush.start()
+    assert inside.wait(5)
+    used.append(counts.hit("key", 4, 60, "credential", now=at).used)  # the first is on its way to Redis
+    go.set()
+    flush.join(5)
+    used += [counts.hit("key", 4, 60, "credential", now=at).used for _ in range(3)]
+    assert used == [1, 2, 3, 4, 5]  # the fifth is over the quota: refused
 
 
 def test_every_process_counts_into_one_shared_count(service, monkeypatch):

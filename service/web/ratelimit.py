@@ -189,6 +189,7 @@ class _Count:
     window: int  # its length, seconds (the key's expiry)
     known: int = 0  # the shared count as Redis last returned it to this process
     pending: int = 0  # requests this process let through and has not yet added to Redis
+    flushing: int = 0  # requests being added by a flush whose reply has not come (counted meanwhile)
 
 
 _process = [os.getpid()]  # this process's id, known without a system call per request
@@ -233,17 +234,17 @@ class Counts:
             count = self._counts.get(key)
             if count is None:
                 count = self._counts[key] = _Count(ends, window)
-            if count.pending + 1 <= (quota - count.known) // (2 * self.processes):
+            if count.pending + count.flushing + 1 <= (quota - count.known) // (2 * self.processes):
                 count.pending += 1
                 self._ensure_flusher()
-                return Window(kind, quota, window, count.known + count.pending, reset)
+                return Window(kind, quota, window, count.known + count.flushing + count.pending, reset)
             amount, count.pending = count.pending + 1, 0
         try:
             used = self._add({key: (amount, window)})[key]
         except redis.RedisError:  # a Redis hiccup must not turn into refused requests: count here meanwhile
             with self._lock:
                 count.pending += amount
-            return Window(kind, quota, window, count.known + count.pending, reset)
+                return Window(kind, quota, window, count.known + count.flushing + count.pending, reset)
         with self._lock:
             count.known = max(count.known, used)
         return Window(kind, quota, window, used, reset)
@@ -271,12 +272,13 @@ class Counts:
         """Add every pending count to Redis, and forget the windows that ended."""
         now = time.time() if now is None else now
         with self._lock:
-            for key in [k for k, c in self._counts.items() if c.ends < now and not c.pending]:
+            for key in [k for k, c in self._counts.items() if c.ends < now and not (c.pending or c.flushing)]:
                 del self._counts[key]
                 self._expiring.discard(key)
             due = {key: c for key, c in self._counts.items() if c.pending}
             amounts = {key: (c.pending, c.window) for key, c in due.items()}
-            for c in due.values():
+            for c in due.values():  # still counted while on their way (a request meanwhile sees them)
+                c.flushing += c.pending
                 c.pending = 0
         if not amounts:
             return
@@ -285,10 +287,12 @@ class Counts:
         except redis.RedisError:
             with self._lock:
                 for key, c in due.items():
+                    c.flushing -= amounts[key][0]
                     c.pending += amounts[key][0]
             return
         with self._lock:
             for key, c in due.items():
+                c.flushing -= amounts[key][0]
                 c.known = max(c.known, added[key])
 
     def _ensure_flusher(self) -> None:
