@@ -387,15 +387,12 @@ class EventStore:
         b"" where nothing is published (a Redis Cluster)."""
         return channel(game_id).encode() if self.feed is not None else b""
 
-    def tokens_changed(self, game_id: str) -> None:
-        """Tell the processes following the game that its seat tokens changed (a writer of them outside
-        this store's methods calls it after its write)."""
-        self._tell_tokens(self.redis, game_id)
-
-    def _tell_tokens(self, client: Any, game_id: str) -> None:
-        """The processes following the game read its tokens anew (``client``: a pipeline, or the client)."""
-        if self.feed is not None:
-            client.publish(channel(game_id), TOKENS_CHANGED)
+    def _tell_tokens(self, pipe: Any, game_id: str) -> None:
+        """The processes following the game read its tokens anew (in ``pipe``, beside the change). A
+        script writing tokens publishes itself, on :meth:`channel`."""
+        name = self.channel(game_id)
+        if name:
+            pipe.publish(name, TOKENS_CHANGED)
 
     def tokens(self, game_id: str) -> dict[str, int]:
         return {h.decode(): int(s) for h, s in self.redis.hgetall(key(game_id, "auth")).items()}

@@ -299,9 +299,9 @@ def _client_gone(environ: dict):
     A write to a closed connection fails only at the second write after the close (the first is
     accepted before the client's reset comes back): with a heartbeat every 15 s, a stream whose client
     went would hold its slot, its place in its client's and address's counts, and its game's reader
-    for up to 30 s.  The stream looks at its socket instead when it wakes (at most twice a second; a quiet one wakes
-    at least every QUIET_SECONDS, or every second):
-    readable with nothing to read is the end of what the client sends.  That may be a client that only
+    for up to 30 s.  The stream looks at its socket instead when it wakes (at most twice a second; a
+    quiet one wakes at least every QUIET_SECONDS, or every second): readable with nothing to read is
+    the end of what the client sends.  That may be a client that only
     closed its sending half and still reads, so the stream then writes a heartbeat (at most one a
     second): to a closed connection that write, or the next, fails and ends the stream; a half-closed
     client just reads it.  A socket it cannot peek at (TLS) is left to the heartbeats."""
