@@ -43,6 +43,10 @@ TOKENS_SECONDS = 1.0  # how long a hub trusts the game's seat tokens it read, on
 SAFETY_SECONDS = 30.0
 TOKENS_FED_SECONDS = SAFETY_SECONDS
 SHARED = 256  # renderings a version keeps for the streams that see it alike
+# The readers' own reads (the log, the tokens) in one process at once, at most: a subscription made again
+# tells every followed game to read at the same moment, and each concurrent read takes a connection of its
+# own from the pool (a thousand games followed: a thousand connections, for a moment).
+READS_AT_ONCE = 4
 
 
 @dataclass(frozen=True)
@@ -143,7 +147,8 @@ class Hub:
         # (quiet for SAFETY_SECONDS: the log is looked at anyway; an append that published nothing, by a
         # process of an earlier release during an upgrade, say, is not left unseen)
         self._looked = time.monotonic()
-        envs = self.svc.store.read(self.game_id, after, count=BATCH)
+        with self.fanout.reads:
+            envs = self.svc.store.read(self.game_id, after, count=BATCH)
         if len(envs) == BATCH:  # more to read: the next turn reads on
             self._deliver(None)
         return envs
@@ -194,7 +199,8 @@ class Hub:
                 at, found, told = self._tokens
                 if now - at >= trust or told != self._told:
                     told = self._told
-                    found = self.svc.store.tokens(self.game_id)
+                    with self.fanout.reads:
+                        found = self.svc.store.tokens(self.game_id)
                     self._tokens = (now, found, told)
         return found.get(digest)
 
@@ -259,6 +265,7 @@ class Fanout:
 
     def __init__(self) -> None:
         self._hubs: dict[str, Hub] = {}
+        self.reads = threading.BoundedSemaphore(READS_AT_ONCE)  # (made in the worker: gevent's, under gevent)
         self._lock = threading.Lock()
 
     def follow(self, svc, game_id: str) -> Hub:
