@@ -87,7 +87,7 @@ class Lane:
                 # an idle connection the server closed (a restart, a timeout, CLIENT KILL): the client's
                 # poll before a checkout finds it; here the command finds it, and goes once more on a
                 # new connection (every command sent through a lane may be sent twice: reads, and the
-                # append, whose version check refuses a second copy)
+                # append, which answers a second copy of itself as made and refuses any other)
                 conn.disconnect()
                 reply = send(conn)
         except ResponseError:  # a whole error reply was read: the connection is clean

@@ -58,8 +58,17 @@ if has_idem then
 end
 local current = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
 local expected = tonumber(ARGV[1])
-if current ~= expected then return {0, current} end
 local n = tonumber(ARGV[2])
+if current ~= expected then
+  -- this very append sent again (a connection retried after its reply was lost): its last event is
+  -- stored, byte for byte, at its version; the append stands, and is answered as made
+  if current >= expected + n then
+    local at = (expected + n) .. '-0'
+    local stored = redis.call('XRANGE', KEYS[1], at, at)
+    if stored[1] and stored[1][2][2] == ARGV[7 + n] then return {1, expected + n} end
+  end
+  return {0, current}
+end
 -- published before the first write: a server that refuses it (an ACL without the channel) writes
 -- nothing; the subscribers get the message once the script is done
 if ARGV[7] ~= '' then
@@ -162,7 +171,10 @@ class EventStore:
         """Append ``envelopes`` if the game is at ``expected_version``.
 
         All checks happen before the first write, inside one script: the
-        append is all or nothing.  Raises :class:`VersionConflict`.
+        append is all or nothing.  Raises :class:`VersionConflict`.  The same
+        append sent again (a connection's retry after a lost reply) is
+        answered as made: its last event is stored, byte for byte, at its
+        version.
 
         ``also(pipeline)`` queues writes to keys outside the game (a global
         index) sent in the same round trip, after the script (on a Redis

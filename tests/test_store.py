@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+import socket
 import threading
 
 import pytest
+import redis
 from redis.crc import key_slot
 
 from events.envelope import GENESIS, canonical, dumps, event_hash, seal_batch, verify_chain
@@ -110,6 +113,92 @@ def test_idempotent_retry_returns_the_first_response_and_appends_nothing(redis_c
     again, _ = append(store, gid, 1, 1, idempotency_key="k1", response=b'{"answer":2}')
     assert again.replayed == b'{"answer":1}'
     assert store.head(gid)[0] == 1
+
+
+def test_the_same_append_sent_again_is_answered_as_made_and_any_other_is_refused(redis_client):
+    """A connection that lost an append's reply sends it again (redis-py's retry, the lane's new
+    connection): that copy must not tell a client its stored move was refused."""
+    store, gid = EventStore(redis_client), _gid()
+    append(store, gid, 0, 1)
+    head = store.head(gid)
+    mine = seal_batch(gid, 1, head[1], _events(2, 1), actor="seat:0", time="2026-01-01T00:00:01.000Z")
+    assert store.append(gid, 1, mine).version == 3
+    assert store.append(gid, 1, mine).version == 3  # the second copy: as made, nothing written
+    assert redis_client.xlen(key(gid, "events")) == 3
+    append(store, gid, 3, 1)  # the game goes on
+    assert store.append(gid, 1, mine).version == 3  # a late copy still names its own version
+    assert redis_client.xlen(key(gid, "events")) == 4 and store.head(gid)[0] == 4
+    other = seal_batch(gid, 1, head[1], _events(2, 7), actor="seat:0", time="2026-01-01T00:00:01.000Z")
+    with pytest.raises(VersionConflict) as err:  # another append at that version: refused, as ever
+        store.append(gid, 1, other)
+    assert err.value.current == 4
+    # the same move sealed by another request (another time) is another append: refused
+    later = seal_batch(gid, 1, head[1], _events(2, 1), actor="seat:0", time="2026-01-01T00:00:01.001Z")
+    with pytest.raises(VersionConflict):
+        store.append(gid, 1, later)
+    assert verify_chain(store.read(gid))["ok"]
+
+
+class _ReplyDropper:
+    """A TCP relay to Redis that, when told, swallows the next reply and closes that connection: a
+    reply lost on the wire after the server ran the command."""
+
+    def __init__(self, host: str, port: int):
+        self.upstream = (host, port)
+        self.drop_next = threading.Event()
+        self.dropped = 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self.upstream)
+            threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, True), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket, replies: bool) -> None:
+        try:
+            while data := src.recv(65536):
+                if replies and self.drop_next.is_set():
+                    self.drop_next.clear()
+                    self.dropped += 1
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        for end in (src, dst):
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+            end.close()
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_a_move_whose_reply_was_lost_is_not_reported_refused(redis_url):
+    """End to end over the store's own connections: the server appends, the reply is lost, the
+    connection's retry sends the append again, and the caller is told the append was made."""
+    url = redis.connection.parse_url(redis_url)
+    relay = _ReplyDropper(url.get("host", "127.0.0.1"), url["port"])
+    client = redis.Redis(host="127.0.0.1", port=relay.port)
+    try:
+        store, gid = EventStore(client), _gid()
+        assert store._lane is not None
+        append(store, gid, 0, 1)  # the lane's connection is open and idle now
+        head = store.head(gid)
+        envs = seal_batch(gid, 1, head[1], _events(1, 1), actor="seat:0", time="2026-01-01T00:00:02.000Z")
+        relay.drop_next.set()
+        assert store.append(gid, 1, envs).version == 2
+        assert relay.dropped == 1  # the first reply was lost: the answer came from the copy
+        assert client.xlen(key(gid, "events")) == 2 and verify_chain(store.read(gid))["ok"]
+    finally:
+        client.close()
+        relay.close()
 
 
 def test_canonical_json_is_key_sorted_and_compact():
