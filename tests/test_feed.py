@@ -177,6 +177,28 @@ def test_an_append_that_published_nothing_is_seen_at_the_readers_next_look_and_i
         time.sleep(0.02)
 
 
+def test_a_reader_catching_up_in_many_reads_does_not_wake_the_streams_for_each(
+    client, service, integrator, mover, monkeypatch
+):
+    """The feed's word to read anew (a subscription made again, a token changed) wakes every stream of
+    the game to look at its credential; a backlog longer than one read is read on without saying so
+    again."""
+    monkeypatch.setattr(fanouts, "BATCH", 3)
+    rng = random.Random(13)
+    fan, g, hub = followed(client, service, integrator, mover, rng)
+    mover.store.feed = None  # its appends publish nothing: the reader finds them in the log
+    before = hub.head.version
+    for _ in range(10):
+        one_move(mover, g["id"], tokens(g), rng)
+    head = mover.tables.table(g["id"])["version"]
+    told = hub.told
+    assert service.store.redis.client_kill_filter(_type="pubsub") >= 1  # the feed says once: read anew
+    reaches(hub, head)
+    assert head - before >= 10  # (caught up in four reads at least)
+    assert hub.told == told + 1
+    fan.leave(hub)
+
+
 def test_a_forged_message_on_a_channel_does_not_reach_the_streams(client, service, integrator, mover):
     """A message that is not a batch of the game's events (or is one out of turn) sends the reader to the
     log: what the streams show is what the log holds."""

@@ -115,6 +115,9 @@ class Hub:
             self._told += 1  # (the copy of the tokens, read before, is current no more: seat_of)
             with self.changed:  # the streams look at their credentials now (a quiet one sleeps long: live.py)
                 self.changed.notify_all()
+        self._take(batch)
+
+    def _take(self, batch: list[dict] | None) -> None:
         with self._arrived:
             self._inbox.append(batch)
             self._arrived.notify()
@@ -149,8 +152,8 @@ class Hub:
         self._looked = time.monotonic()
         with self.fanout.reads:
             envs = self.svc.store.read(self.game_id, after, count=BATCH)
-        if len(envs) == BATCH:  # more to read: the next turn reads on
-            self._deliver(None)
+        if len(envs) == BATCH:  # more to read: the next turn reads on (the tokens and the streams'
+            self._take(None)  # credentials stand: nothing said they changed)
         return envs
 
     def _links(self, after: int, envs: list[dict]) -> bool:
