@@ -289,6 +289,19 @@ def test_replay_gives_the_callers_view_at_any_version(client, integrator):
     problem(client.get(f"/games/{g['id']}/replay?version=999999"), 422)
 
 
+def test_a_replay_viewpoint_naming_a_seat_the_game_lacks_is_a_bad_viewpoint(client, integrator):
+    """``as=seat:<n>`` names a seat: one the game does not have at that version is a 422 bad-viewpoint
+    naming the seats it has (not a 403 about a token the caller never sent); a seat number is written
+    without leading zeros."""
+    g = create(client, integrator, game="cego", players=["ana", "bo", "cy"])
+    url = f"/games/{g['id']}/replay?version=1"
+    assert client.get(f"{url}&as=seat:2", headers=integrator).status_code == 200
+    body = problem(client.get(f"{url}&as=seat:9", headers=integrator), 422)
+    assert body["type"].endswith("bad-viewpoint") and "no seat 9" in body["detail"] and "0 to 2" in body["detail"]
+    for written in ("seat:01", "seat:٣", "seat:1%0A", "seat:-1"):
+        problem(client.get(f"{url}&as={written}", headers=integrator), 422)
+
+
 def test_list_games_filters_by_type_and_status(client, integrator):
     g = create(client, integrator, options={"hands": 1})
     play_http(client, g, random.Random(5))

@@ -13,9 +13,10 @@ import jsonschema
 import pytest
 
 from service.core import catalogue
+from service.core.catalogue import MOVE_LABEL as LABEL
 from service.core.errors import ProblemError
 from service.core.identity import Viewer
-from service.web.schemas import LABEL, move_component_name, move_components, openapi_schema
+from service.web.schemas import move_component_name, move_components, openapi_schema
 
 GAMES = {
     "dalmuti": (["ana", "bea", "carl", "dani"], {"hands": 1}),
@@ -79,10 +80,13 @@ def test_every_legal_move_of_a_played_game_fits_its_schema(service, game):
     assert len({m["type"] for m in moves}) > 1
     for move in moves:
         catalogue.check_move(game, {k: v for k, v in move.items() if k != "label"})
-    # and the contract's component of its type takes it as legal-moves gives it (label included)
+    # and the contract's component of its type takes it as legal-moves gives it (label included), and so
+    # does the schema GET /game-types/{game} gives for its type
     components = move_components()
+    served = {m["type"]: m["schema"] for m in catalogue.describe_game(game)["moves"]}
     for move in moves:
         jsonschema.validate(move, components[move_component_name(game, move["type"])])
+        jsonschema.Draft202012Validator(served[move["type"]]).validate(move)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))

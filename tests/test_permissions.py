@@ -92,8 +92,9 @@ def expected_status(route: str, sight) -> int:
 
 
 def whole_log_refusal(caller: str) -> int:
-    """audit and export: who is refused how (no key: 401; a key without the scope or the sight: 403)."""
-    return {"anonymous": 401, "seat": 401}.get(caller, 403)
+    """audit and export: who is refused how (no key: 401; a key without the scope or the sight, or a
+    seat token of the game, known as one: 403)."""
+    return {"anonymous": 401}.get(caller, 403)
 
 
 def secrets_of(service, game_id: str, version: int) -> dict[str, set[str]]:

@@ -325,7 +325,9 @@ def test_the_owner_only_invites_to_an_open_seat(client, integrator, service):
     url = f"/games/{gid}/seats/1/invitation"
     _refused(client.post(url, headers=bearer(stranger)), 403, "forbidden")
     _refused(client.post(url, headers=bearer(reviewer)), 403, "scope-missing")
-    _refused(client.post(url, headers=bearer(created["seats"][0]["token"])), 401, "unauthorized")
+    _refused(
+        client.post(url, headers=bearer(created["seats"][0]["token"])), 403, "forbidden"
+    )  # a seat token of the game, known as one
     _refused(client.post(url), 401, "unauthorized")
     _refused(client.post(f"/games/{gid}/seats/0/invitation", headers=integrator), 409, "seat-not-open")
     _refused(client.post(f"/games/{gid}/seats/4/invitation", headers=integrator), 422, "bad-seat")

@@ -48,9 +48,25 @@ def describe_game(game_type: str) -> dict:
     return {**_summary(game_type), **_description(game_type)}
 
 
+# legal-moves gives every move with its words; a client may post a listed move back whole, so each move
+# type's schema, as the contract and GET /game-types/{game} give it, allows them (the move's own fields
+# are checked against the game's schema, without them)
+MOVE_LABEL = {
+    "type": "string",
+    "maxLength": 1000,
+    "description": "Ignored: the move's words, as legal-moves gives them (a move may be posted back whole)",
+}
+
+
+def with_label(schema: dict) -> dict:
+    """A move type's schema as the contract gives it: the game's, with the ignored ``label``."""
+    return {**schema, "properties": {**schema.get("properties", {}), "label": MOVE_LABEL}}
+
+
 @functools.cache
 def _description(game_type: str) -> dict:
-    return describe.describe(game_type)
+    described = describe.describe(game_type)
+    return {**described, "moves": [{**m, "schema": with_label(m["schema"])} for m in described["moves"]]}
 
 
 def validate_options(game_type: str, options: dict) -> dict:

@@ -104,13 +104,22 @@ class Identity:
             return None
         return Viewer("integrator", key_id=rec.id, scopes=rec.scopes)
 
-    def require(self, credential: str | None, scope: str, *alternatives: str) -> Viewer:
-        """An integrator key holding ``scope`` (or one of ``alternatives``), or a 401/403 problem."""
+    def require(self, credential: str | None, scope: str, *alternatives: str, game_id: str | None = None) -> Viewer:
+        """An integrator key holding ``scope`` (or one of ``alternatives``), or a 401/403 problem; a
+        seat token of ``game_id`` (the path's game) is known, and refused as a seat's (403)."""
         if not credential:
             raise ProblemError(
                 401, "Integrator key required", "this operation needs an integrator key as bearer token", "unauthorized"
             )
         viewer = self.integrator(credential)
+        if viewer is None and game_id is not None and self.seat_for_token(game_id, credential) is not None:
+            raise ProblemError(
+                403,
+                "Integrator key required",
+                "this is a seat token of the game: it sees the game through its seat (GET /games/{game_id}, "
+                "its events, its replay); this operation needs an integrator key",
+                "forbidden",
+            )
         if viewer is None:
             raise ProblemError(
                 401,

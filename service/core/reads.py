@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING
 
 from domain import registry, wire
@@ -12,6 +13,8 @@ from service.core import sight as sights
 from service.core.errors import ProblemError, embargoed, not_found
 from service.core.identity import Viewer
 from service.core.sight import Sight
+
+_SEAT_VIEWPOINT = re.compile(r"seat:(?:0|[1-9][0-9]{0,2})")  # seat:<n>, n written as the contract writes it
 
 if TYPE_CHECKING:
     from service.core.naipes import Naipes
@@ -142,6 +145,14 @@ class Reads:
             raise ProblemError(422, "No such version", f"version must be between 1 and {head}", "bad-version")
         as_viewer = self._viewpoint(game_id, viewer, as_)
         table = self.naipes.tables.replay_table(game_id, version)
+        if as_viewer.kind == "seat" and as_viewer.seat not in facts.seats(table):
+            seats = len(facts.seats(table))
+            raise ProblemError(
+                422,
+                "Bad viewpoint",
+                f"the game has no seat {as_viewer.seat} at version {version} (its seats then: 0 to {seats - 1})",
+                "bad-viewpoint",
+            )
         return self.state_view(game_id, as_viewer, table)
 
     def _viewpoint(self, game_id: str, viewer: Viewer, as_: str | None) -> Sight:
@@ -163,7 +174,7 @@ class Reads:
         seat: int | None = None
         if as_ == "seat":
             seat = viewer.seat
-        elif as_.startswith("seat:") and as_[5:].isdigit():
+        elif _SEAT_VIEWPOINT.fullmatch(as_):
             seat = int(as_[5:])
         else:
             raise ProblemError(

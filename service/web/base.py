@@ -240,10 +240,10 @@ def caller(game_id: str | None) -> Viewer:
     return app_service().identity.viewer(game_id, bearer())
 
 
-def require_integrator(scope: str = "games", *alternatives: str) -> Viewer:
+def require_integrator(scope: str = "games", *alternatives: str, game_id: str | None = None) -> Viewer:
     """The caller's integrator key, which must hold ``scope`` or one of the
-    ``alternatives`` (401/403 otherwise)."""
-    return app_service().identity.require(bearer(), scope, *alternatives)
+    ``alternatives`` (401/403 otherwise; a seat token of ``game_id``: 403)."""
+    return app_service().identity.require(bearer(), scope, *alternatives, game_id=game_id)
 
 
 # ------------------------------------------------------------ the credential of an operation
@@ -267,7 +267,7 @@ def credential(resolve: Resolver):
 
 def integrator_key(scope: str = "games", *alternatives: str) -> Resolver:
     """An integrator key holding ``scope`` or one of the ``alternatives``."""
-    return lambda _args: require_integrator(scope, *alternatives)
+    return lambda args: require_integrator(scope, *alternatives, game_id=args.get("game_id"))
 
 
 def any_caller(args: dict) -> Viewer:

@@ -123,8 +123,8 @@ SSE_EXAMPLE = (
     ": naipes event stream of game 3f9a1c07d2b84e6a\nretry: 2000\n\n"
     'id: 41\nevent: state\ndata: {"version":41,"view":{"id":"3f9a1c07d2b84e6a","version":41,...},'
     '"legal_moves":{"version":41,"seat":1,"moves":[{"type":"pass","label":"pass"},...]}}\n\n'
-    'id: 42\nevent: CardsPlayed\ndata: {"game_id":"3f9a1c07d2b84e6a","version":42,'
-    '"type":"CardsPlayed","actor":"seat:1","data":{...},...}\n\n'
+    'id: 42\nevent: Played\ndata: {"game_id":"3f9a1c07d2b84e6a","version":42,'
+    '"type":"Played","actor":"seat:1","data":{"seat":1,"cards":["7","7"],"rank":7,"count":2,...},...}\n\n'
     ": heartbeat\n\n"
 )
 

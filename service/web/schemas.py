@@ -126,7 +126,9 @@ class CardSchema(ma.Schema):
     id = fields.Raw(
         required=True,
         metadata={
-            "description": "The value that stands for this card in views, moves and events (an integer or a string)"
+            "description": "The rules' own value for this card (an integer or a string): only a log written before "
+            "card codes (an export of an early game) holds it. Views, moves, legal moves and events write the card "
+            "as its `code`, and a move naming a card by this value is refused"
         },
     )
     suit = fields.String(allow_none=True, required=True, metadata={"description": "None for cards outside the suits"})
@@ -467,7 +469,7 @@ class ReplayQuerySchema(ma.Schema):
     version = fields.Integer(required=True, validate=validate.Range(min=1, max=MAX_COUNT))
     as_ = fields.String(
         data_key="as",
-        validate=validate.Regexp(r"^(reviewer|spectator|seat|seat:[0-9]{1,3})$"),
+        validate=validate.Regexp(r"^(reviewer|spectator|seat|seat:(0|[1-9][0-9]{0,2}))$"),
         metadata={
             "description": "The viewpoint: reviewer (integrator key with games or review "
             "scope), spectator (anyone), seat (the caller's own seat) or "
@@ -660,11 +662,6 @@ class JoinedSchema(ma.Schema):
 # them (DalmutiMove: oneOf with a discriminator on `type`); and Move, the body of POST
 # /games/{game_id}/moves and an item of legal-moves: any game's union (the game in the URL picks one).
 
-LABEL = {
-    "type": "string",
-    "maxLength": 1000,
-    "description": "Ignored: the move's words, as legal-moves gives them (a move may be posted back whole)",
-}
 _DROPPED = {"$schema", "$id", "$comment", "$defs", "definitions", "$anchor"}
 _SUBSCHEMA = {"items", "additionalProperties", "not"}
 _SUBSCHEMAS = {"allOf", "anyOf", "oneOf"}
@@ -796,8 +793,10 @@ def move_components() -> dict[str, dict]:
         gid, mapping = game["id"], {}
         for kind, spec in catalogue.move_types(gid).items():
             name = move_component_name(gid, kind)
-            schema = {"description": f"{game['title']}: {spec['description']['en']}", **openapi_schema(spec["schema"])}
-            schema["properties"] = {**schema.get("properties", {}), "label": LABEL}
+            schema = {
+                "description": f"{game['title']}: {spec['description']['en']}",
+                **openapi_schema(catalogue.with_label(spec["schema"])),
+            }
             out[name] = schema
             mapping[kind] = _ref(name)["$ref"]
         union = game_union_name(gid)

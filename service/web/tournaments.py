@@ -38,7 +38,13 @@ def optional_integrator() -> Viewer | None:
         return None
     viewer = app_service().identity.integrator(credential)
     if viewer is None:
-        raise ProblemError(401, "Unknown credential", "the bearer token is not a live integrator key", "unauthorized")
+        raise ProblemError(
+            401,
+            "Unknown credential",
+            "the bearer token is not a live integrator key (a table's seat token is not a credential here: a "
+            "tournament's public parts are read without one)",
+            "unauthorized",
+        )
     return viewer
 
 
