@@ -330,7 +330,8 @@ def test_a_newcomer_joins_at_the_next_hand_as_a_merchant_placed_by_the_greater_d
     view = client.get(f"/games/{g['id']}", headers=bearer(joined["token"])).get_json()
     assert view["viewer"] == {"kind": "seat", "seat": 4} and view["state"]["hand"] == []
     assert 4 in view["state"]["newcomers"]
-    problem(client.post(f"/games/{g['id']}/players", json={"player": "eve"}, headers=integrator), 422)
+    taken = problem(client.post(f"/games/{g['id']}/players", json={"player": "eve"}, headers=integrator), 409)
+    assert taken["type"].endswith("name-taken")
     closed = create(client, integrator, players=list("abcd"))
     assert (
         problem(client.post(f"/games/{closed['id']}/players", json={"player": "x"}, headers=integrator), 422)["rule"]

@@ -109,9 +109,16 @@ def validate_options(game_type: str, options: dict) -> dict:
     return filled
 
 
+# A search bot's move is seconds of one worker's CPU (docs/bots.md), and every table's bots share the bots'
+# worker: a game may seat this many of them at most (the other kinds cost next to nothing).
+MAX_SEARCH_SEATS = 4
+
+
 def check_bot_seats(options: dict, players: int) -> None:
-    """The seats of the ``bots`` option are seats of the table."""
-    outside = sorted(int(seat) for seat in (options.get("bots") or {}) if int(seat) >= players)
+    """The seats of the ``bots`` option are seats of the table, and at most :data:`MAX_SEARCH_SEATS` of them
+    are ``search`` bots."""
+    bots = options.get("bots") or {}
+    outside = sorted(int(seat) for seat in bots if int(seat) >= players)
     if outside:
         raise ProblemError(
             422,
@@ -119,6 +126,23 @@ def check_bot_seats(options: dict, players: int) -> None:
             f"bots: seat {outside[0]} is not at this table (its seats are 0 to {players - 1})",
             "invalid-options",
             rule="bot-seat",
+        )
+    check_search_seats(bots)
+
+
+def check_search_seats(bots: dict) -> None:
+    """A game's bots (seat -> kind) hold at most :data:`MAX_SEARCH_SEATS` ``search`` bots, or a 422
+    ``invalid-options`` whose ``rule`` is ``search-bot-seats``."""
+    search = sorted((int(seat) for seat, kind in bots.items() if kind == "search"))
+    if len(search) > MAX_SEARCH_SEATS:
+        raise ProblemError(
+            422,
+            "Invalid options",
+            f"bots: a game seats at most {MAX_SEARCH_SEATS} search bots, and {len(search)} were asked for "
+            f"(seats {', '.join(map(str, search))}); make the others heuristic or random bots",
+            "invalid-options",
+            rule="search-bot-seats",
+            field="/options/bots",
         )
 
 
@@ -158,7 +182,7 @@ def creation_constraints(game_type: str) -> tuple[tuple[dict, ...], tuple[Callab
                         }
                     },
                 }
-                for n in range(1, 17)
+                for n in range(module.MIN_PLAYERS, module.MAX_PLAYERS + 1)
             ]
         },
     }

@@ -13,13 +13,31 @@ from events.envelope import GENESIS, now_iso, seal_batch
 from events.store import VersionConflict
 from service.core import catalogue, facts, ids
 from service.core.appending import MAX_RETRIES
-from service.core.errors import ProblemError, rule_problem
-from service.core.identity import seat_token, token_hash
+from service.core.errors import ProblemError, not_found, rule_problem
+from service.core.identity import Viewer, seat_token, token_hash
 
 if TYPE_CHECKING:
     from service.core.naipes import Naipes
 
 log = logging.getLogger("naipes.games")
+
+
+def check_distinct_players(names: list, *, where: str = "") -> None:
+    """Two seats never hold one name (an open seat's placeholder, ``seat 1``, counts as its name): labels,
+    views and claims tell the players apart by their names.  422 ``duplicate-player`` naming the field of
+    the second seat with the name."""
+    seen: dict[str, int] = {}
+    for seat, name in enumerate(names):
+        if name in seen:
+            raise ProblemError(
+                422,
+                "Duplicate player",
+                f"{where}players[{seat}]: '{name}' sits at seat {seen[name]} already; each seat's player has a "
+                "name of its own",
+                "duplicate-player",
+                field=f"/players/{seat}",
+            )
+        seen[name] = seat
 
 
 class Games:
@@ -88,6 +106,7 @@ class Games:
         game_id = game_id or secrets.token_hex(8)
         open_seats = [i for i, p in enumerate(players) if p is None]
         names = [tables.placeholder(i) if p is None else p for i, p in enumerate(players)]
+        check_distinct_players(names)
         created = tables.created_event(
             game_type, names, opts, module.RULES_VERSION, open_seats=open_seats, rematch_of=rematch_of
         )
@@ -163,17 +182,33 @@ class Games:
         self.naipes.listing.index(game_id, table, created=True)
         return {"id": game_id, "game": table["game"], "version": table["version"], "seats": seats}
 
-    def join(self, game_id: str, player: str) -> dict:
-        """A newcomer joins a running game (where its rules allow); returns its seat token once."""
+    def join(self, game_id: str, player: str, viewer: Viewer) -> dict:
+        """A newcomer joins a running game (where its rules allow), brought by the key that owns the
+        game (or an ``admin`` key), as its bots and invitations are; returns its seat token once.  A
+        tournament's table takes only the tournament's registered players."""
+        if not self.naipes.store.exists(game_id):
+            raise not_found(game_id)
+        self.naipes.seats._check_owner(game_id, viewer)
+        if self.naipes.visibility.context(game_id).tournament:
+            raise ProblemError(
+                409,
+                "Tournament table",
+                "a tournament's table takes only the tournament's registered players; nobody joins it",
+                "tournament-table",
+            )
         for _ in range(MAX_RETRIES):
             table = self.naipes.tables.table(game_id, fresh=True)
             self.naipes.moves.check_open(table)
             module = registry.get(table["game"])
+            if player in facts.players(table):  # as a claim under a taken name is answered
+                raise ProblemError(409, "Name taken", f"another seat of this game is '{player}'", "name-taken")
             try:
                 decided = module.decide(
                     table["state"], {"type": "join", "seat": None, "player": player, "seed": facts.seed(table)}
                 )
             except RuleViolation as exc:
+                if exc.rule == "name-taken":
+                    raise ProblemError(409, "Name taken", exc.detail, "name-taken") from None
                 raise rule_problem(exc) from None
             stamp = now_iso()
             envs, new_table = self.naipes.appender.append_events(

@@ -97,7 +97,8 @@ PROBLEM_TYPES: dict[str, str] = {
     "unknown or of the wrong type (`rule`: unknown-move, missing-field, unknown-field, "
     "invalid-field).",
     "game-finished": "409: the game is over; it takes no more moves.",
-    "tournament-table": "409: a tournament's table has no rematch; the tournament pairs its rounds.",
+    "tournament-table": "409: a tournament's table has no rematch and takes no newcomer; the tournament pairs its "
+    "rounds and seats its players.",
     "game-not-started": "409: the game waits for players in its open seats (`open` lists them); moves come once "
     "every seat is claimed.",
     "bad-seat": "422: the seat number is not a seat of the game.",
@@ -131,7 +132,8 @@ PROBLEM_TYPES: dict[str, str] = {
     "round-not-found": "404: the tournament has no such round (yet).",
     "no-tournament": "422: the command names no tournament.",
     "exists": "409: the tournament exists already.",
-    "duplicate-player": "422: a player is registered twice.",
+    "duplicate-player": "422: a name is given twice: a tournament's player, or two seats of one game (`field` names "
+    "the second).",
     "unknown-format": "422: the format is not round_robin, swiss or duplicate.",
     "table-size": "422: the table sizes do not fit the game's player counts, or a table of that size could not "
     "start (`rule` names the game's constraint).",

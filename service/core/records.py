@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from domain import registry, wire
 from domain import table as tables
-from events.envelope import dumps, now_iso
+from events.envelope import dumps, loads, now_iso
 from events.store import VersionConflict
 from service.core import catalogue, facts, ids
 from service.core.appending import MAX_RETRIES
 from service.core.errors import ProblemError, not_found
+from service.core.games import check_distinct_players
 from service.core.identity import Viewer
 from service.core.verify import EXPORT_FORMAT, verify_export
 
@@ -20,11 +24,60 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("naipes.records")
 
-MAX_IMPORT_EVENTS = 200_000
+MAX_IMPORT_EVENTS = 200_000  # whatever the game: the most events an import holds (with the 32 MiB body)
+
+# The longest log a game can reach, from its creation (see :func:`longest_game`): each game's unit of
+# play (the option counting them), and a bound on the moves of one unit per seat.  El Gran Dalmuti: a
+# hand plays at most its 80 cards, each play followed by at most one pass of every other seat, plus a
+# revolution answer per seat, taxes and newcomers placed (82n + 10 <= 100n for n >= 4).  Cego (54
+# cards), ¡Muerte al rey! (40 or 48) and Cripple Mr Onion (a few betting parts per seat, whatever the
+# sizes of the bets) play far fewer moves per seat and unit (random play: about 15, 10 and 10): 100
+# leaves them a wide margin.
+UNITS = {"dalmuti": "hands", "cego": "rounds", "muerte": "games", "onion": "rounds"}
+MOVES_PER_SEAT_AND_UNIT = 100
+EVENTS_PER_UNIT = 4  # a deal's commitment, its reveal, the end of a hand: the table's own events per unit
+TABLE_SLACK = 1_000  # reviewers' notes, freezes, rulings; seats claimed, left or given to a bot
+
+
+def longest_game(game: str, players: int, options: dict) -> int:
+    """The most events a game of ``game`` with ``players`` seats and ``options`` can log: every move of
+    every seat may come after its ``TurnTimedOut`` (so twice the moves), and the table's own events
+    (deals revealed, review and seat events) come on top.  A game that takes newcomers
+    (``allow_joining``) is counted at its largest table.  An import holding more is refused."""
+    unit = UNITS.get(game)
+    if unit is None:
+        return MAX_IMPORT_EVENTS
+    schema, _validator = catalogue.options_validator(game)
+    units = options.get(unit) if isinstance(options, dict) else None
+    if not isinstance(units, int) or isinstance(units, bool) or units < 1:
+        units = schema["properties"][unit]["default"]
+    seats = players
+    if isinstance(options, dict) and options.get("allow_joining"):
+        seats = max(seats, registry.get(game).MAX_PLAYERS)
+    moves = units * MOVES_PER_SEAT_AND_UNIT * seats
+    return min(MAX_IMPORT_EVENTS, 2 * moves + EVENTS_PER_UNIT * units + TABLE_SLACK)
+
+
+def _refused_event(env: dict, why: str) -> ProblemError:
+    etype, version = env.get("type"), env.get("version")
+    return ProblemError(
+        422,
+        "Export does not verify",
+        f"{etype} at version {version}: {why}. An import brings a game's own log; its seats and its links to "
+        "other games are this service's to make",
+        "bad-export",
+        event=etype,
+        version=version,
+    )
 
 
 class Records:
     """Review, export, import and audit."""
+
+    # At most AUDIT_SLOTS audits are read, checked and written out at once in a process; more get 503
+    # with Retry-After (an audit reads and hashes the whole log, as long as its game may be).
+    AUDIT_SLOTS = 2
+    _audit_slots = threading.BoundedSemaphore(AUDIT_SLOTS)
 
     def __init__(self, naipes: Naipes):
         self.naipes = naipes
@@ -164,8 +217,14 @@ class Records:
         rows = [line for line in lines if line and line.strip()]
         if len(rows) - 1 > MAX_IMPORT_EVENTS:
             raise ProblemError(
-                413, "Export too large", f"an import holds at most {MAX_IMPORT_EVENTS} events", "payload-too-large"
+                413,
+                "Export too large",
+                f"an import holds at most {MAX_IMPORT_EVENTS} events",
+                "payload-too-large",
+                max_events=MAX_IMPORT_EVENTS,
             )
+        self._check_length(rows)
+        self._check_links(rows)
         report = verify_export(rows)
         header, envs = report["header"], report["events"]
         if isinstance(header, dict) and "game_id" in header and not ids.is_game_id(header["game_id"]):
@@ -189,7 +248,7 @@ class Records:
         game_id = header["game_id"]
         if self.naipes.store.exists(game_id):
             raise ProblemError(409, "Game exists", f"game '{game_id}' is already in this store", "game-exists")
-        table = tables.fold(envs)
+        table = self._fold_checked(envs)
         origin = {
             "imported_at": now_iso(),
             "imported_by": viewer.key_id if viewer else None,
@@ -215,6 +274,105 @@ class Records:
             "seats": seats,
             "provenance": self.naipes.visibility.provenance(game_id),
         }
+
+    @staticmethod
+    def _check_length(rows: list) -> None:
+        """No more events than the game the log creates can reach (:func:`longest_game`), checked before
+        the log is folded."""
+        try:
+            first = loads(rows[1]) if len(rows) > 1 else None
+        except Exception:  # noqa: BLE001 - verify_export names what cannot be read
+            return
+        data = first.get("data") if isinstance(first, dict) else None
+        if not isinstance(data, dict) or not isinstance(data.get("players"), list):
+            return
+        game = data.get("game")
+        if game not in UNITS:
+            return
+        limit = longest_game(game, len(data["players"]), data.get("options") or {})
+        if len(rows) - 1 > limit:
+            raise ProblemError(
+                413,
+                "Export too large",
+                f"the log holds {len(rows) - 1} events; a game of {game} with {len(data['players'])} seats and "
+                f"these options holds at most {limit}",
+                "payload-too-large",
+                max_events=limit,
+            )
+
+    @staticmethod
+    def _check_links(rows: list) -> None:
+        """An imported log names no other game: a rematch it made (``RematchCreated``) or a game it follows
+        (``rematch_of``) would be this store's games, whose seats a rematch hands out."""
+        for raw in rows[1:]:
+            text = raw if isinstance(raw, bytes) else raw.encode()
+            if b"RematchCreated" not in text and b"rematch_of" not in text:
+                continue
+            try:
+                env = loads(raw)
+            except Exception:  # noqa: BLE001 - verify_export names what cannot be read
+                return
+            if not isinstance(env, dict):
+                return
+            if env.get("type") == tables.REMATCH_CREATED:
+                raise _refused_event(env, "a rematch named by a log made elsewhere would be a game of this store")
+            data = env.get("data")
+            if env.get("type") == tables.GAME_CREATED and isinstance(data, dict) and "rematch_of" in data:
+                raise ProblemError(
+                    422,
+                    "Export does not verify",
+                    f"GameCreated at version {env.get('version')}: rematch_of names a game this import does not "
+                    "bring; an imported game follows no game of this store",
+                    "bad-export",
+                    event=tables.GAME_CREATED,
+                    version=env.get("version"),
+                    field="/data/rematch_of",
+                )
+
+    def _fold_checked(self, envs: list[dict]) -> dict:
+        """The imported log folded, each seat event checked against the table before it: only what this
+        service would have appended for the game itself (a claim of an open seat under a free name, a
+        seat left by its player, a bot given an absent player's seat)."""
+        table = None
+        for env in envs:
+            if table is not None and env["type"] in tables.SEAT_EVENTS:
+                self._check_seat_event(table, env)
+            table = tables.evolve(table, env)
+        return table
+
+    @staticmethod
+    def _check_seat_event(table: dict, env: dict) -> None:
+        etype, data = env["type"], env.get("data")
+        if etype == tables.REMATCH_CREATED:
+            raise _refused_event(env, "a rematch named by a log made elsewhere would be a game of this store")
+        names = facts.players(table)
+        seat = data.get("seat") if isinstance(data, dict) else None
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(names):
+            raise _refused_event(env, f"the game has seats 0 to {len(names) - 1}")
+        if facts.finished(table):
+            raise _refused_event(env, "the game is finished; its seats no longer change")
+        waiting = facts.open_seats(table)
+        player = data.get("player")
+        if etype == tables.SEAT_CLAIMED:
+            if seat not in waiting:
+                raise _refused_event(env, f"seat {seat} is not open")
+            if not (isinstance(player, str) and 1 <= len(player) <= 64 and player.isprintable() and player.strip()):
+                raise _refused_event(env, "a player's name is 1 to 64 printable characters")
+            if any(p == player or tables.placeholder(s) == player for s, p in enumerate(names) if s != seat):
+                raise _refused_event(env, f"another seat of the game is '{player}'")
+            return
+        if player != names[seat]:
+            raise _refused_event(env, f"seat {seat}'s player is '{names[seat]}'")
+        if etype == tables.SEAT_LEFT:
+            if seat in waiting or seat in table.get("left", ()):
+                raise _refused_event(env, f"seat {seat} has no player to leave")
+        elif etype == tables.BOT_SEATED:
+            if data.get("bot") not in tables.BOT_KINDS:
+                raise _refused_event(env, f"bot: one of {', '.join(tables.BOT_KINDS)}")
+            if tables.bot(table, seat) is not None or seat not in table["absent"]:
+                raise _refused_event(env, f"a bot takes only an absent player's seat, and seat {seat}'s is not")
+        else:
+            raise _refused_event(env, "not a seat event this service appends")
 
     def _check_creation(self, first: dict) -> None:
         """An imported game's creation passes the checks a game made here passes."""
@@ -242,6 +400,20 @@ class Records:
                 f"the export has {len(players)}",
                 "player-count",
             )
+        check_distinct_players(players, where="the export's GameCreated: ")
+        waiting = data.get("open") or []
+        if not (
+            isinstance(waiting, list)
+            and all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < len(players) for s in waiting)
+            and len(set(waiting)) == len(waiting)
+            and all(players[s] == tables.placeholder(s) for s in waiting)
+        ):
+            raise ProblemError(
+                422,
+                "Export does not verify",
+                "GameCreated: open lists seats of the game, each once, each under its placeholder ('seat 1')",
+                "bad-export",
+            )
         if data.get("cards") not in (None, wire.CODES):
             raise ProblemError(
                 422,
@@ -253,6 +425,22 @@ class Records:
         if not isinstance(options, dict):
             raise ProblemError(422, "Invalid options", "options: not an object", "invalid-options")
         catalogue.validate_options(game_type, options)
+
+    @contextlib.contextmanager
+    def audit_slot(self) -> Iterator[None]:
+        """One of the process's AUDIT_SLOTS for an audit read and written out (none free: 503)."""
+        if not self._audit_slots.acquire(blocking=False):
+            raise ProblemError(
+                503,
+                "Too many audits",
+                "this server is reading as many audits as it may at once; retry in a moment",
+                "unavailable",
+                headers={"Retry-After": "1"},
+            )
+        try:
+            yield
+        finally:
+            self._audit_slots.release()
 
     def audit(self, game_id: str) -> dict:
         envs, head_version, head_hash, check = self.naipes.store.checked_log(game_id)

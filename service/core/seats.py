@@ -32,7 +32,7 @@ from domain.base import RuleViolation
 from events.envelope import now_iso
 from events.feed import TOKENS_CHANGED
 from events.store import VersionConflict, key
-from service.core import facts
+from service.core import catalogue, facts
 from service.core.appending import MAX_RETRIES
 from service.core.errors import ProblemError, not_found
 from service.core.identity import SPECTATOR_VIEWER, Viewer, seat_token, token_hash
@@ -236,6 +236,7 @@ class Seats:
                     f"(absent: {table['absent'] or 'none'})",
                     "seat-not-absent",
                 )
+            catalogue.check_search_seats({**(table["timing"].get("bots") or {}), str(seat): bot})
             stamp = now_iso()
             player = facts.players(table)[seat]
             event = {"type": tables.BOT_SEATED, "data": {"seat": seat, "player": player, "bot": bot}}
@@ -293,6 +294,7 @@ class Seats:
         if not self.naipes.store.exists(new_id):
             created = self._create_rematch(game_id, new_id, table, players)
         rematch = self._table(new_id)  # as it is now: its open seats may have been claimed since
+        self._check_own_rematch(game_id, table, new_id, rematch)
         waiting = facts.open_seats(rematch)
         names = facts.players(rematch)
         answer = {"id": new_id, "game": table["game"], "rematch_of": game_id, "version": rematch["version"]}
@@ -310,8 +312,8 @@ class Seats:
     def _reserve_rematch(self, game_id: str, table: dict, viewer: Viewer) -> tuple[str, dict]:
         """The rematch's id: named in the finished game's log by the first call (``RematchCreated``)."""
         for _ in range(MAX_RETRIES):
-            if table.get("rematch"):
-                return table["rematch"], table
+            # the checks come before the link: a log that names a rematch (which only a finished,
+            # started game's own rematch appends) never stands in for them
             if table.get("frozen") or not facts.finished(table):
                 raise ProblemError(
                     409,
@@ -326,6 +328,8 @@ class Seats:
                     "a rematch has the same players; this game ended before its open seats were claimed",
                     "game-not-started",
                 )
+            if table.get("rematch"):
+                return table["rematch"], table
             new_id = secrets.token_hex(8)
             actor = f"seat:{viewer.seat}" if viewer.kind == "seat" else "integrator"
             event = {"type": tables.REMATCH_CREATED, "data": {"game": new_id}}
@@ -337,6 +341,26 @@ class Seats:
                 continue
             return new_id, new
         raise _contention()
+
+    def _check_own_rematch(self, game_id: str, table: dict, new_id: str, rematch: dict) -> None:
+        """The game named as the rematch is one this game's rematch created: it says it follows this
+        game (``rematch_of``) and has the same owner.  Anything else (a link written by a forged log)
+        hands out no token of it."""
+        ours = self.naipes.visibility.context(game_id)
+        theirs = self.naipes.visibility.context(new_id)
+        if (
+            rematch.get("rematch_of") != game_id
+            or theirs.owner != ours.owner
+            or theirs.tournament is not None
+            or rematch.get("game") != table["game"]
+        ):
+            log.warning("game %s names %s as its rematch, which does not follow it", game_id, new_id)
+            raise ProblemError(
+                403,
+                "Not this game's rematch",
+                "the game this one names as its rematch was not created as its rematch; no token of it is given",
+                "forbidden",
+            )
 
     def _create_rematch(self, game_id: str, new_id: str, table: dict, names: list[str | None]) -> dict | None:
         """Create the rematch once: the call that takes the creation's mark makes it, the others wait

@@ -171,6 +171,16 @@ class Tournaments:
         except registry.UnknownGame:
             raise ProblemError(422, "Unknown game type", f"'{game}' is not a game type", "unknown-game") from None
         options = catalogue.validate_options(game, body.get("options") or {})
+        if options.get("allow_joining"):
+            # a table's players are the tournament's registered players, paired by the tournament
+            raise ProblemError(
+                422,
+                "Invalid options",
+                "allow_joining: a tournament's tables take only its registered players (the tournament pairs "
+                "them); leave allow_joining out",
+                "invalid-options",
+                field="/options/allow_joining",
+            )
         size = body.get("table_size") or {}
         low = size.get("min", module.MIN_PLAYERS)
         high = size.get("max", low)
@@ -198,6 +208,21 @@ class Tournaments:
             raise _problem(exc) from None
         sizes = set(T.table_sizes(len(players), low, high, equal=fmt == "duplicate"))
         self._check_sizes(game, options, sizes or {low})
+        # a table seats as many search bots as it may hold of the tournament's: each table's creation would
+        # refuse more, and the round would stall there
+        searching = [p for p, kind in (body.get("bots") or {}).items() if kind == "search"]
+        most = min(len(searching), max(sizes or {low}))
+        if most > catalogue.MAX_SEARCH_SEATS:
+            raise ProblemError(
+                422,
+                "Invalid options",
+                f"bots: a table seats at most {catalogue.MAX_SEARCH_SEATS} search bots, and this tournament's "
+                f"tables of up to {max(sizes or {low})} seats may seat {most} of its {len(searching)} search "
+                "players; make the others heuristic or random bots",
+                "invalid-options",
+                rule="search-bot-seats",
+                field="/bots",
+            )
         tid = f"t-{secrets.token_hex(8)}"
         sealed = self._append(tid, [], events, "integrator")
         self._index(tid, T.fold(sealed), sealed, created=True)

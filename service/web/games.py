@@ -134,10 +134,11 @@ class Players(MethodView):
     @blp.doc(
         security=INTEGRATOR,
         operationId="joinGame",
-        summary="A newcomer joins a running game where its options allow it (Dalmuti: allow_joining)",
+        summary="The owning key brings a newcomer into a running game where its options allow it (Dalmuti: "
+        "allow_joining); not a tournament's table",
     )
     def post(self, body, game_id):
-        return json_response(app_service().games.join(game_id, body["player"]), 201)
+        return json_response(app_service().games.join(game_id, body["player"], current_caller()), 201)
 
 
 @blp.route("/games/<game_id:game_id>/legal-moves")

@@ -2,6 +2,7 @@
 
 import multiprocessing
 import os
+import re
 
 bind = os.environ.get("NAIPES_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("NAIPES_WEB_WORKERS", str(max(2, multiprocessing.cpu_count()))))
@@ -91,11 +92,136 @@ def _one_write_responses() -> None:
     wsgi.Response._naipes_one_write = True
 
 
+_answering: dict = {}  # client socket -> (the exception gunicorn is answering on it, the worker's settings)
+_TOKEN = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,40}")
+
+
+def _header_name(name: str) -> str:
+    return "-".join(part.capitalize() for part in name.split("-"))
+
+
+def _problem_detail(exc: BaseException | None, status: int, reason: str, cfg) -> str:
+    """What was wrong with a request gunicorn refused, in words: the limit it is over, or the part that is
+    malformed.  Named, never quoted: a header's value (a credential, a NUL) is not echoed back."""
+    from gunicorn.http import errors
+
+    if isinstance(exc, errors.LimitRequestLine):
+        return f"the request line is longer than {cfg.limit_request_line} bytes"
+    if isinstance(exc, errors.LimitRequestHeaders):
+        if "size" in str(exc):
+            return f"a header field is longer than {cfg.limit_request_field_size} bytes"
+        if "fields" in str(exc):
+            return f"the request has more than {cfg.limit_request_fields} header fields"
+        return "the request's headers are too large"
+    if status >= 500 and not isinstance(exc, errors.UnsupportedTransferCoding):
+        return "an unexpected error occurred; it has been logged"
+    if isinstance(exc, errors.InvalidHeader):
+        name = str(getattr(exc, "hdr", ""))
+        if name == "CONTENT-LENGTH":
+            return (
+                "the Content-Length header is not one non-negative integer "
+                "(or it comes twice, or with Transfer-Encoding)"
+            )
+        if name == "TRANSFER-ENCODING":
+            return "the Transfer-Encoding header does not end with chunked, once (or the request is HTTP/1.0)"
+        if _TOKEN.fullmatch(name):
+            from gunicorn.http import message
+
+            twice = " (or it comes twice)" if name in getattr(message, "RFC9110_5_3_SINGLETON_FIELDS", ()) else ""
+            return f"the {_header_name(name)} header holds a character no header value may hold (NUL, CR or LF){twice}"
+        return "a header line is malformed (a line without a name and a colon, or a bare LF)"
+    if isinstance(exc, errors.InvalidHeaderName):
+        return "a header name is not a token, or is not allowed where it was sent"
+    if isinstance(exc, errors.ObsoleteFolding):
+        return "a header value is folded over several lines (obsolete line folding)"
+    if isinstance(exc, errors.InvalidRequestMethod):
+        return "the request line's method is not a valid HTTP method"
+    if isinstance(exc, errors.InvalidHTTPVersion):
+        return "the request line's HTTP version is not one the server speaks (HTTP/1.0 or HTTP/1.1)"
+    if isinstance(exc, errors.InvalidRequestLine):
+        return "the request line is malformed (it is: method, target, HTTP version)"
+    if isinstance(exc, errors.UnsupportedTransferCoding):
+        coding = str(getattr(exc, "hdr", ""))
+        named = f"the transfer coding {coding}" if _TOKEN.fullmatch(coding) else "the Transfer-Encoding header"
+        return f"{named} is not supported (chunked is)"
+    if isinstance(exc, errors.ExpectationFailed):
+        return "the only expectation the server meets is Expect: 100-continue"
+    if isinstance(exc, errors.InvalidSchemeHeaders):
+        return "the request's scheme headers contradict each other"
+    if isinstance(exc, (errors.InvalidChunkSize, errors.ChunkMissingTerminator, errors.InvalidChunkExtension)):
+        return "the chunked body is malformed"
+    if isinstance(exc, errors.ForbiddenProxyRequest):
+        return "a PROXY protocol line is not accepted from this address"
+    if isinstance(exc, errors.InvalidProxyLine):
+        return "the PROXY protocol line is malformed"
+    return f"the request was refused: {reason.lower()}"
+
+
+def _problem_errors(worker) -> None:
+    """The answers gunicorn writes on its own (a request line over ``limit_request_line``, too many or too
+    large headers, a NUL in a header, a malformed Content-Length: requests it refuses before the application
+    sees them, and a 500 it answers for a worker's failure) as problem+json, as the application's own
+    (:mod:`service.core.problems`): ``type``, ``title``, ``status``, ``detail`` naming what was wrong.
+
+    gunicorn has no setting for these: ``Worker.handle_error`` picks the status and writes an HTML page
+    through ``gunicorn.util.write_error(sock, status, reason, mesg)``, whatever the worker class.  So
+    ``util.write_error`` is replaced (once per process; every worker class calls it through the module),
+    and the worker's ``handle_error`` is wrapped to tell it the exception it answers, so that the detail
+    names the limit or the part (``mesg`` is gunicorn's own wording, and may quote what was sent).  The
+    status, the logging and the access log stay gunicorn's."""
+    import json
+    from http import HTTPStatus
+
+    from gunicorn import util
+
+    try:
+        from service.core.problems import PREFIX, for_status
+    except ImportError:  # run from outside the project
+        PREFIX, for_status = "urn:naipes:problem:", lambda status: "bad-request" if status == 400 else "error"
+
+    if not getattr(util, "_naipes_problem_errors", False):
+
+        def write_error(sock, status_int, reason, mesg):
+            if reason == "Bad Request" and status_int != 400:  # gunicorn changed the status only (501, 500)
+                reason = HTTPStatus(status_int).phrase if status_int in HTTPStatus._value2member_map_ else "Error"
+            exc, cfg = _answering.get(sock, (None, worker.cfg))
+            body = json.dumps(
+                {
+                    "type": PREFIX + for_status(status_int),
+                    "title": reason,
+                    "status": status_int,
+                    "detail": _problem_detail(exc, status_int, reason, cfg),
+                },
+                separators=(",", ":"),
+            ).encode()
+            head = (
+                f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n"
+            )
+            util.write_nonblock(sock, head.encode("latin-1") + body)
+
+        util.write_error = write_error
+        util._naipes_problem_errors = True
+
+    handle_error = worker.handle_error
+
+    def handle_error_naming_it(req, client, addr, exc):
+        _answering[client] = (exc, worker.cfg)
+        try:
+            handle_error(req, client, addr, exc)
+        finally:
+            _answering.pop(client, None)
+
+    worker.handle_error = handle_error_naming_it
+
+
 def post_worker_init(worker):
-    """Every worker: responses in one write (:func:`_one_write_responses`).  gevent worker: a time
-    limit on every socket operation of a connection, and at most
-    ``connections_per_address`` connections held at once by one client address (the next ones get 503)."""
+    """Every worker: responses in one write (:func:`_one_write_responses`), and problem+json for the
+    answers gunicorn writes itself (:func:`_problem_errors`).  gevent worker: a time limit on every socket
+    operation of a connection, and at most ``connections_per_address`` connections held at once by one
+    client address (the next ones get 503)."""
     _one_write_responses()
+    _problem_errors(worker)
     if worker_class != "gevent" or not hasattr(worker, "timeout_ctx"):
         return
     import collections

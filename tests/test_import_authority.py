@@ -1,0 +1,219 @@
+"""An import brings a log written elsewhere: it may not carry links to, or acts on, games of this store
+(a rematch named, a game it follows), its seat events must be ones this service would have appended,
+and it holds no more events than its game can reach.  A rematch hands out the tokens only of the game
+it created itself.  The audit of a long log is bounded in cost (a few at once per process)."""
+
+from __future__ import annotations
+
+import random
+import secrets
+
+import pytest
+
+from domain import table as tables
+from events.envelope import GENESIS, dumps, event_hash, loads, now_iso
+from service.core import records
+
+from .conftest import bearer
+from .helpers import create, play_http, tokens
+
+NDJSON = {"Content-Type": "application/x-ndjson"}
+PROBLEM = "urn:naipes:problem:"
+CEGO = ["ana", "bea", "carl"]
+
+
+def _key(service, *scopes: str) -> dict:
+    made = service.keys.create("-".join(scopes), list(scopes))
+    return bearer(made["key"])
+
+
+def _export(client, key, gid) -> tuple[dict, list[dict]]:
+    r = client.get(f"/games/{gid}/export", headers=key)
+    assert r.status_code == 200, r.get_json()
+    lines = r.data.splitlines()
+    return loads(lines[0]), [loads(x) for x in lines[1:]]
+
+
+def _reseal(header: dict, envs: list[dict], game_id: str) -> bytes:
+    """The forger's work: a fresh id, every prev_hash and hash recomputed, the header fixed."""
+    prev, out = GENESIS, []
+    for version, env in enumerate(envs, start=1):
+        body = {k: v for k, v in env.items() if k != "hash"}
+        body.update(game_id=game_id, version=version, prev_hash=prev)
+        body["hash"] = event_hash(prev, {k: v for k, v in body.items() if k != "hash"})
+        prev = body["hash"]
+        out.append(body)
+    header = {**header, "game_id": game_id, "version": len(out), "head_hash": prev}
+    return b"\n".join(dumps(x) for x in [header, *out]) + b"\n"
+
+
+def _extra(envs: list[dict], etype: str, data: dict, actor: str = "integrator") -> dict:
+    last = envs[-1]
+    return {**{k: v for k, v in last.items() if k != "private"}, "type": etype, "data": data, "actor": actor}
+
+
+def _problem(r, status: int, kind: str) -> dict:
+    body = r.get_json()
+    assert r.status_code == status, (r.status_code, body)
+    assert r.mimetype == "application/problem+json"
+    assert body["type"] == PROBLEM + kind, body
+    assert "st_" not in r.get_data(as_text=True)
+    return body
+
+
+# ------------------------------------------------------------------ the forged rematch link
+def test_an_import_naming_another_game_as_its_rematch_is_refused_and_takes_no_seat(client, service, integrator):
+    """The attack: export one's own game, append RematchCreated naming a victim's game, reseal under a
+    fresh id, import, then ask the imported game's rematch: the victim's tokens.  The import is refused."""
+    victim = create(client, integrator, game="cego", players=CEGO, options={"rounds": 1})
+    attacker = _key(service, "games")
+    own = create(client, attacker, game="cego", players=["x", "y", "z"], options={"rounds": 1})
+    header, envs = _export(client, attacker, own["id"])
+    envs.append(_extra(envs, tables.REMATCH_CREATED, {"game": victim["id"]}))
+    forged_id = secrets.token_hex(8)
+    r = client.post("/games/import", data=_reseal(header, envs, forged_id), headers={**attacker, **NDJSON})
+    body = _problem(r, 422, "bad-export")
+    assert "RematchCreated" in body["detail"] and body["event"] == "RematchCreated", body
+    assert not service.store.exists(forged_id)
+    r = client.post(f"/games/{forged_id}/rematch", headers=attacker)
+    assert r.status_code == 404 and "st_" not in r.get_data(as_text=True)
+    # the victim's seats still hold their own tokens
+    seat0 = client.get(f"/games/{victim['id']}/legal-moves", headers=bearer(tokens(victim)[0]))
+    assert seat0.status_code == 200
+
+
+def test_an_import_that_says_it_follows_another_game_is_refused(client, service, integrator):
+    victim = create(client, integrator, game="cego", players=CEGO, options={"rounds": 1})
+    attacker = _key(service, "games")
+    own = create(client, attacker, game="cego", players=["x", "y", "z"], options={"rounds": 1})
+    header, envs = _export(client, attacker, own["id"])
+    envs[0] = {**envs[0], "data": {**envs[0]["data"], "rematch_of": victim["id"]}}
+    r = client.post("/games/import", data=_reseal(header, envs, secrets.token_hex(8)), headers={**attacker, **NDJSON})
+    body = _problem(r, 422, "bad-export")
+    assert "rematch_of" in body["detail"], body
+
+
+@pytest.mark.parametrize(
+    ("etype", "data"),
+    [
+        (tables.SEAT_CLAIMED, {"seat": 1, "player": "mallory"}),  # no seat of the game is open
+        (tables.BOT_SEATED, {"seat": 1, "player": "y", "bot": "random"}),  # its player is not absent
+        (tables.SEAT_LEFT, {"seat": 7, "player": "nobody"}),  # no such seat
+    ],
+)
+def test_an_import_holding_a_seat_event_this_service_would_not_append_is_refused(
+    client, service, integrator, etype, data
+):
+    own = create(client, integrator, game="cego", players=["x", "y", "z"], options={"rounds": 1})
+    header, envs = _export(client, integrator, own["id"])
+    envs.append(_extra(envs, etype, data))
+    forged_id = secrets.token_hex(8)
+    r = client.post("/games/import", data=_reseal(header, envs, forged_id), headers={**integrator, **NDJSON})
+    body = _problem(r, 422, "bad-export")
+    assert body["event"] == etype and etype in body["detail"], body
+    assert not service.store.exists(forged_id)
+
+
+def test_an_export_with_its_own_seats_claimed_and_left_still_imports(client, service, integrator):
+    """Seat events this service appended for the game itself (a claim, a departure) come back as they were."""
+    g = create(client, integrator, game="cego", players=["x", None, "z"], options={"rounds": 1})
+    invitation = g["invitations"][0]["invitation"]
+    r = client.post(f"/games/{g['id']}/seats/1/claim", json={"player": "yan"}, headers=bearer(invitation))
+    assert r.status_code == 201, r.get_json()
+    r = client.post(f"/games/{g['id']}/seats/2/leave", headers=bearer(tokens(g)[2]))
+    assert r.status_code == 200, r.get_json()
+    header, envs = _export(client, integrator, g["id"])
+    assert {tables.SEAT_CLAIMED, tables.SEAT_LEFT} <= {e["type"] for e in envs}
+    r = client.post("/games/import", data=_reseal(header, envs, secrets.token_hex(8)), headers={**integrator, **NDJSON})
+    assert r.status_code == 201, r.get_json()
+
+
+# ------------------------------------------------------------------ the rematch side
+def _append(service, gid: str, event: dict) -> None:
+    table = service.tables.table(gid, fresh=True)
+    envs, new = service.appender.append_events(gid, table, [event], actor="integrator", stamp=now_iso())
+    service.appender.commit(gid, table, new, envs)
+
+
+def test_a_rematch_link_to_a_foreign_game_yields_none_of_its_tokens(client, service, integrator):
+    """A finished game whose log names another owner's game as its rematch (written through the store,
+    as no route can): its rematch is refused, and the other game's tokens keep working."""
+    other = _key(service, "games")
+    victim = create(client, other, game="cego", players=CEGO, options={"rounds": 1})
+    own = create(client, integrator, game="cego", players=["x", "y", "z"], options={"rounds": 1})
+    play_http(client, own, random.Random(5))
+    _append(service, own["id"], {"type": tables.REMATCH_CREATED, "data": {"game": victim["id"]}})
+    for credential in (integrator, bearer(tokens(own)[0])):
+        r = client.post(f"/games/{own['id']}/rematch", headers=credential)
+        assert r.status_code in (403, 409), r.get_json()
+        assert "st_" not in r.get_data(as_text=True)
+    for seat, token in tokens(victim).items():
+        assert client.get(f"/games/{victim['id']}", headers=bearer(token)).get_json()["viewer"]["seat"] == seat
+
+
+def test_a_rematch_link_to_a_game_of_the_same_owner_that_does_not_follow_it_yields_nothing(client, service, integrator):
+    """Even the same owner's game is not a rematch unless it names this game as the one it follows."""
+    mine = create(client, integrator, game="cego", players=CEGO, options={"rounds": 1})
+    own = create(client, integrator, game="cego", players=["x", "y", "z"], options={"rounds": 1})
+    play_http(client, own, random.Random(6))
+    _append(service, own["id"], {"type": tables.REMATCH_CREATED, "data": {"game": mine["id"]}})
+    r = client.post(f"/games/{own['id']}/rematch", headers=bearer(tokens(own)[1]))
+    assert r.status_code in (403, 409) and "st_" not in r.get_data(as_text=True), r.get_json()
+    assert client.get(f"/games/{mine['id']}/legal-moves", headers=bearer(tokens(mine)[0])).status_code == 200
+
+
+def test_a_rematch_is_refused_before_the_end_even_when_a_link_is_there(client, service, integrator):
+    other = _key(service, "games")
+    victim = create(client, other, game="cego", players=CEGO, options={"rounds": 1})
+    own = create(client, integrator, game="cego", players=["x", "y", "z"], options={"rounds": 1})
+    _append(service, own["id"], {"type": tables.REMATCH_CREATED, "data": {"game": victim["id"]}})
+    _problem(client.post(f"/games/{own['id']}/rematch", headers=integrator), 409, "game-not-finished")
+
+
+def test_a_genuine_rematch_still_hands_out_its_tokens(client, integrator):
+    own = create(client, integrator, game="cego", players=["x", "y", "z"], options={"rounds": 1})
+    play_http(client, own, random.Random(7))
+    first = client.post(f"/games/{own['id']}/rematch", headers=integrator)
+    assert first.status_code == 201, first.get_json()
+    again = client.post(f"/games/{own['id']}/rematch", headers=bearer(tokens(own)[0]))
+    assert again.status_code == 201 and again.get_json()["id"] == first.get_json()["id"], again.get_json()
+
+
+# ------------------------------------------------------------------ bounds
+def test_an_import_longer_than_its_game_can_be_is_refused_naming_the_limit(client, service, integrator):
+    """100,000 forged TurnTimedOut events on a one-round Cego game: more than any game of those options
+    can hold, refused before the log is folded."""
+    own = create(client, integrator, game="cego", players=["x", "y", "z"], options={"rounds": 1})
+    header, envs = _export(client, integrator, own["id"])
+    limit = records.longest_game("cego", 3, envs[0]["data"]["options"])
+    assert limit < 20_000
+    envs += [_extra(envs, tables.TURN_TIMED_OUT, {"seat": 0}, actor="system")] * (limit + 1 - len(envs))
+    forged_id = secrets.token_hex(8)
+    r = client.post("/games/import", data=_reseal(header, envs, forged_id), headers={**integrator, **NDJSON})
+    body = _problem(r, 413, "payload-too-large")
+    assert body["max_events"] == limit and str(limit) in body["detail"], body
+    assert not service.store.exists(forged_id)
+
+
+def test_the_longest_game_bounds_every_game_below_the_import_cap():
+    from domain import registry
+
+    for game, module in registry.all_games().items():
+        assert records.longest_game(game, module.MAX_PLAYERS, {}) <= records.MAX_IMPORT_EVENTS, game
+
+
+def test_the_audit_folds_a_bounded_number_of_logs_at_once(client, integrator):
+    own = create(client, integrator, game="cego", players=["x", "y", "z"], options={"rounds": 1})
+    slots = records.Records._audit_slots
+    held = 0
+    while slots.acquire(blocking=False):
+        held += 1
+    try:
+        assert held == records.Records.AUDIT_SLOTS
+        r = client.get(f"/games/{own['id']}/audit", headers=integrator)
+        _problem(r, 503, "unavailable")
+        assert r.headers["Retry-After"]
+    finally:
+        for _ in range(held):
+            slots.release()
+    assert client.get(f"/games/{own['id']}/audit", headers=integrator).status_code == 200
