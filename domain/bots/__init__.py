@@ -40,8 +40,19 @@ def game_bots(game: str) -> ModuleType:
         raise ValueError(f"no bots for the game {game!r} yet (no module {name})") from None
 
 
-def choose(game: str, view: dict, seat: int, moves: list[dict], *, kind: str, seed: int, budget: int = 200) -> dict:
-    """One of ``moves`` for ``seat``, decided from ``view`` and ``seed`` only."""
+def choose(
+    game: str,
+    view: dict,
+    seat: int,
+    moves: list[dict],
+    *,
+    kind: str,
+    seed: int,
+    budget: int = 200,
+    max_steps: int | None = None,
+) -> dict:
+    """One of ``moves`` for ``seat``, decided from ``view`` and ``seed`` only (a search: at most
+    ``budget`` iterations and, given, ``max_steps`` simulated commands)."""
     if kind not in KINDS:
         raise ValueError(f"unknown bot kind {kind!r} (one of {', '.join(KINDS)})")
     if not moves:
@@ -55,7 +66,7 @@ def choose(game: str, view: dict, seat: int, moves: list[dict], *, kind: str, se
     else:
         move = search.choose(
             game, view, seat, moves, determinize=bots.determinize, seed=seed, budget=budget,
-            score=getattr(bots, "score", None),
+            score=getattr(bots, "score", None), max_steps=max_steps,
         )  # fmt: skip
     if move not in moves:
         raise ValueError(f"the {kind} bot of {game} chose a move that is not legal: {move}")

@@ -99,10 +99,12 @@ class Search:
         self.hand_over = set(self.module.HAND_OVER_EVENTS)
         self.root = Node()
         self.root_keys = {move_key(seat, m): i for i, m in enumerate(moves)}
+        self.simulated = 0  # the commands played so far (what a thinking budget counts)
 
     # one step of play: the events of a command applied; True when the hand (or match) is over
     def step(self, state: dict, seat: int, move: dict) -> tuple[dict, bool]:
         m = self.module
+        self.simulated += 1
         events = m.decide(state, {**move, "seat": seat, "seed": self.rng.getrandbits(63)})
         over = False
         for ev in events:
@@ -189,15 +191,20 @@ class Search:
 
 
 def choose(game: str, view: dict, seat: int, moves: list[dict], *, determinize: Determinize, seed: int,
-           budget: int = 200, score: Score | None = None) -> dict:  # fmt: skip
+           budget: int = 200, score: Score | None = None, max_steps: int | None = None) -> dict:  # fmt: skip
     """One of ``moves`` chosen by ``budget`` ISMCTS iterations from ``view`` and ``seed`` only
-    (see the module's docstring).  ``determinize(view, seat, rng)`` is the game's sampler of full states."""
+    (see the module's docstring).  ``determinize(view, seat, rng)`` is the game's sampler of full states.
+    ``max_steps``: the search also stops, between iterations, once it has played this many commands
+    (an iteration plays its sample out, so its cost grows with the table): counted, not timed, so the
+    same view and seed give the same move anywhere."""
     if not moves:
         raise ValueError("no legal move to choose from")
     if len(moves) == 1 or budget <= 0:
         return moves[0]
     search = Search(game, view, seat, moves, determinize, seed, score)
     for _ in range(budget):
+        if max_steps is not None and search.simulated >= max_steps:
+            break
         try:
             search.iterate()
         except RuleViolation:  # a move legal in the view but not in one sampled state: skip that sample

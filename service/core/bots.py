@@ -19,8 +19,6 @@ import os
 
 from domain import bots, registry
 from domain import table as tables
-from domain.base import RuleViolation
-from domain.bots import search
 from service.core import facts
 
 # search iterations per decision (the workers' NAIPES_BOT_SEARCH_BUDGET; see docs/bots.md for what it costs)
@@ -46,45 +44,18 @@ def decide(table: dict, seat: int) -> tuple[str, dict]:
     module = registry.get(table["game"])
     view = module.view(table["state"], seat)
     moves = module.legal_moves(table["state"], seat)
-    if kind == "search":
-        move = think(table["game"], view, seat, moves, seed=bot_seed(table, seat), iterations=BUDGETS["search"])
-    else:
-        move = bots.choose(table["game"], view, seat, moves, kind=kind, seed=bot_seed(table, seat))
-    return f"bot:{kind}", move
-
-
-class _Counted(search.Search):
-    """The domain's search, counting the moves it simulates."""
-
-    simulated = 0
-
-    def step(self, state: dict, seat: int, move: dict) -> tuple[dict, bool]:
-        self.simulated += 1
-        return super().step(state, seat, move)
-
-
-def think(game: str, view: dict, seat: int, moves: list[dict], *, seed: int, iterations: int) -> dict:
-    """A search bot's move: :func:`domain.bots.search.choose` within a thinking budget of ``iterations``
-    iterations and of ``iterations * SEARCH_MOVES_PER_ITERATION`` simulated moves, whichever is spent
-    first (checked between iterations).  Counted, not timed: the same view, moves and seed give the same
-    move, on any machine and under any load."""
-    if len(moves) == 1:
-        return moves[0]
-    found = _Counted(
-        game, view, seat, moves, bots.game_bots(game).determinize, seed, getattr(bots.game_bots(game), "score", None)
+    budget = BUDGETS.get(kind, 1)
+    move = bots.choose(
+        table["game"],
+        view,
+        seat,
+        moves,
+        kind=kind,
+        seed=bot_seed(table, seat),
+        budget=budget,
+        max_steps=budget * SEARCH_MOVES_PER_ITERATION,
     )
-    allowance = iterations * SEARCH_MOVES_PER_ITERATION
-    for _ in range(iterations):
-        if found.simulated >= allowance:
-            break
-        try:
-            found.iterate()
-        except RuleViolation:  # a move legal in the view but not in one sampled state: that sample is skipped
-            continue
-    move = found.best()
-    if move not in moves:
-        raise ValueError(f"the search bot of {game} chose a move that is not legal: {move}")
-    return move
+    return f"bot:{kind}", move
 
 
 def events(table: dict, seat: int) -> tuple[str, list[dict]]:
