@@ -154,6 +154,194 @@ def label_event(game_id: str, event: dict, players: list[str], lang: str = "en")
     return notation(game_id).label_event(public, players, lang)
 
 
+# ------------------------------------------------------------------ shapes
+# The table's own events, alike in every game, in JSON Schema (2020-12): what their public ``data``
+# holds (none of them has a private part).  A game's own events and its view are in its notation
+# (``EVENT_SCHEMAS``, ``VIEW_SCHEMA``); :func:`event_schemas` gives both, as GET /game-types/{game} does.
+
+_SEAT_NO = {"type": "integer", "minimum": 0, "maximum": 15, "description": "a seat number (0 is the first seat)"}
+_PLAYER = {"type": "string", "description": "the player's name at the table"}
+_REASON = {"type": "string", "description": "the reviewer's reason, in their words (may be empty)"}
+_SCORE_LIST = {"type": "array", "items": {"type": "number"}, "maxItems": 16}
+
+
+def _obj(description: str, required: tuple[str, ...] = (), **properties: dict) -> dict:
+    return {
+        "type": "object",
+        "description": description,
+        "properties": properties,
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+def table_event_schemas(game_id: str) -> dict[str, dict]:
+    """The table's events of a game, each ``{"description", "data", "private"}`` (``private`` None)."""
+    words = notation(game_id)
+    card = {"type": "string", "pattern": words.CARD_PATTERN, "x-naipes-card": True}
+    deck = {"type": "array", "items": card, "description": "the whole deck in the order it was dealt"}
+    for shape in words.EVENT_SCHEMAS.values():  # a deal's deck, as the game's deal event keeps it secret
+        secret = (shape["private"] or {}).get("properties", {}).get("deal", {}).get("properties", {})
+        if "deck" in secret:
+            deck = secret["deck"]
+    move = {
+        "description": "the move the table made for the seat: its timeout move, as legal-moves writes it",
+        "anyOf": [{k: v for k, v in spec["schema"].items() if k != "$schema"} for spec in words.MOVES.values()],
+    }
+    shapes = {
+        tables.GAME_CREATED: (
+            "The game is set up: the first event of every log",
+            _obj(
+                "the game as it was created",
+                ("game", "players", "options", "rules"),
+                game={"const": game_id, "description": "the game type"},
+                players={
+                    "type": "array",
+                    "items": _PLAYER,
+                    "minItems": 1,
+                    "maxItems": 16,
+                    "description": "the players' names, by seat (an open seat's is a placeholder until claimed)",
+                },
+                options={
+                    "type": "object",
+                    "description": "every option of the game with its value, defaults filled in: the options "
+                    "GET /game-types/{game} lists (the game's own, and the table's: timing, bots, public_after_end)",
+                },
+                rules={"type": "string", "description": "the rules version the game is played under"},
+                cards={
+                    "const": "codes",
+                    "description": "the log writes every card as its code (absent: an early log that writes the "
+                    "rules' own values, GET /game-types/{game} deck[].id)",
+                },
+                open={
+                    "type": "array",
+                    "items": _SEAT_NO,
+                    "description": "seats left open for invitations; the game starts once they are all claimed",
+                },
+                rematch_of={"type": "string", "description": "the finished game this one is the rematch of"},
+            ),
+        ),
+        tables.TURN_TIMED_OUT: (
+            "A seat's time ran out, or the seat is away: the table makes its timeout move for it (the move's "
+            "own events follow)",
+            _obj(
+                "whose turn timed out, why, and the move made",
+                ("seat", "reason", "move"),
+                seat=_SEAT_NO,
+                reason={
+                    "enum": ["deadline", "absent"],
+                    "description": "deadline: its turn clock ran out; absent: the seat is marked away and the "
+                    "table plays for it at once",
+                },
+                move=move,
+            ),
+        ),
+        tables.DEAL_REVEALED: (
+            "A finished deal's cards are published, so that anyone can check the commitment its deal made",
+            _obj(
+                "the deal's secret, now public",
+                ("deal_version", "commitment", "salt", "deck"),
+                deal_version={"type": "integer", "minimum": 1, "description": "the version of the deal's event"},
+                commitment={
+                    "type": "string",
+                    "pattern": "^[0-9a-f]{64}$",
+                    "description": "the SHA-256 the deal published (docs/review.md says how to check it)",
+                },
+                salt={"type": "string", "description": "the salt the commitment was made with"},
+                deck=deck,
+            ),
+        ),
+        tables.GAME_FROZEN: (
+            "A reviewer freezes the game: moves are refused until a ruling unfreezes it",
+            _obj("why", ("reason",), reason=_REASON),
+        ),
+        tables.GAME_UNFROZEN: (
+            "A reviewer unfreezes the game (an early log's event: rulings now unfreeze)",
+            _obj("why", (), reason=_REASON),
+        ),
+        tables.NOTE_ADDED: (
+            "A reviewer's note on the record, about one version of the log",
+            _obj(
+                "the note",
+                ("at_version", "text"),
+                at_version={"type": "integer", "minimum": 1, "description": "the version the note is about"},
+                text={"type": "string", "description": "the note, in the reviewer's words"},
+            ),
+        ),
+        tables.ADJUDICATED: (
+            "A reviewer's ruling: the game voided, a result awarded, scores corrected, or the game unfrozen",
+            _obj(
+                "the ruling",
+                ("action", "reason"),
+                action={
+                    "enum": list(tables.ADJUDICATIONS),
+                    "description": "void: the game ends without a result; award: the result is the given "
+                    "scores; correct_score: deltas are added to the scores; unfreeze: moves are taken again",
+                },
+                reason=_REASON,
+                result={
+                    **_obj(
+                        "award: the result awarded",
+                        ("scores", "ranking", "winners"),
+                        scores={**_SCORE_LIST, "description": "a score per seat"},
+                        ranking={"type": "array", "items": _SEAT_NO, "description": "seats, best first"},
+                        winners={"type": "array", "items": _SEAT_NO, "description": "the seats with the best score"},
+                    )
+                },
+                deltas={**_SCORE_LIST, "description": "correct_score: what is added to each seat's score"},
+                hand={
+                    "type": ["integer", "null"],
+                    "minimum": 0,
+                    "description": "void: the hand that prompted the ruling, for the record",
+                },
+            ),
+        ),
+        tables.SEAT_CLAIMED: (
+            "A player takes an open seat with its invitation",
+            _obj("who took which seat", ("seat", "player"), seat=_SEAT_NO, player=_PLAYER),
+        ),
+        tables.SEAT_LEFT: (
+            "A player leaves: before the start the seat is open again; after it the seat is away for good",
+            _obj("who left which seat", ("seat", "player"), seat=_SEAT_NO, player=_PLAYER),
+        ),
+        tables.REMATCH_CREATED: (
+            "The finished game is followed by a rematch with the same players",
+            _obj("the rematch", ("game",), game={"type": "string", "description": "the rematch's game id"}),
+        ),
+        tables.BOT_SEATED: (
+            "A bot plays an away player's seat, at the owner's word",
+            _obj(
+                "which bot plays which seat for whom",
+                ("seat", "player", "bot"),
+                seat=_SEAT_NO,
+                player=_PLAYER,
+                bot={"enum": list(tables.BOT_KINDS), "description": "the kind of bot"},
+            ),
+        ),
+    }
+    assert set(shapes) == tables.TABLE_EVENTS, "every table event has its shape"
+    return {kind: {"description": text, "data": data, "private": None} for kind, (text, data) in shapes.items()}
+
+
+def _as_shown(private: dict | None) -> dict | None:
+    """A secret part's schema as a caller gets it: only the parts it may see (a seat its own, the
+    deal's secret to a caller who sees everything), so none of its keys is always there."""
+    if private is None:
+        return None
+    return {k: v for k, v in private.items() if k != "required"}
+
+
+def event_schemas(game_id: str) -> dict[str, dict]:
+    """Every event type of a game, its own and the table's: ``{"description", "data", "private"}``, the
+    JSON Schemas of its public part and of its secret part as a caller gets it (None: it never has one),
+    cards as codes."""
+    own = {
+        kind: {**shape, "private": _as_shown(shape["private"])}
+        for kind, shape in notation(game_id).EVENT_SCHEMAS.items()
+    }
+    return {**own, **table_event_schemas(game_id)}
+
+
 def label_move(game_id: str, view: dict, seat: int, move: dict, lang: str = "en") -> str:
     """One sentence for a legal move, written for the seat that may make it (from its own view)."""
     return notation(game_id).label_move(view, seat, move, lang)
@@ -176,4 +364,6 @@ def describe(game_id: str) -> dict:
         "moves": [{"type": kind, **spec} for kind, spec in words.MOVES.items()],
         "events": sorted({*words.EVENT_TYPES, *tables.TABLE_EVENTS}),
         "languages": list(LANGUAGES),
+        "view_schema": words.VIEW_SCHEMA,
+        "event_schemas": event_schemas(game_id),
     }

@@ -40,6 +40,13 @@ from its number).  Checked on every match:
 - ``wire``: in those matches, every event, the picked move and the mover's view
   written with card codes (``domain.wire``, as the API and the log write them)
   hold codes of the game's pattern where its cards are, and read back exactly;
+- ``replay``: in those matches, a state between two events of one command (where a replay may
+  stop) answers who acts, their legal moves and every viewer's view without an error;
+- ``shapes``: where the game has its notation, every view the battery takes (a seat's, a
+  spectator's, the reviewer's; sampled every 24th move, and at the end) and every event (in every
+  tenth match), written with card codes, validates against the game's ``VIEW_SCHEMA`` and its
+  type's ``EVENT_SCHEMAS`` (``data``; ``private``, the whole secret part): the shapes the contract
+  publishes are the shapes the game makes;
 - the game's own invariants (its ``checks`` hook) and the events or labels
   each chunk of matches must reach.
 
@@ -66,6 +73,8 @@ from domain import describe, registry, wire
 from domain.base import DEAL, REVIEWER, SPECTATOR, RuleViolation
 
 MOVE_VALIDATORS: dict[tuple[str, str], Any] = {}  # a move type's schema, compiled once
+SHAPE_VALIDATORS: dict[tuple[str, ...], Any] = {}  # a view's, an event part's schema, compiled once
+SHAPES = True  # the shapes check on (tests/test_battery.py turns it off to show another check alone)
 SAMPLE_EVERY = 24  # the views and the seats that do not act are checked every 24th move (on average)
 
 
@@ -292,6 +301,8 @@ class Match:
             after = m.evolve(before, ev)
             if self.deep:
                 check_state(before, after, ev["type"])
+                if ev is not events[-1]:
+                    self.check_replayable(after, ev["type"])
             self.st = after
             self.log.append(ev)
             self.seen[ev["type"]] += 1
@@ -372,6 +383,9 @@ class Match:
             if idle:
                 self.refused(r.choice(idle), legal)
             check_view(m, self.profile, st, r.choice([*range(n), SPECTATOR]), r)
+            if self.words is not None and SHAPES:
+                for viewer in (r.randrange(n), SPECTATOR, REVIEWER):
+                    self.check_view_shape(m.view(st, viewer), viewer)
         command = self.variant.policy(st, acting, legal, r, self.index) if self.variant.policy else None
         if command is None:
             seat = r.choice(acting)
@@ -396,6 +410,8 @@ class Match:
         expect(wire.decode_move(self.module.GAME_ID, coded) == move, "wire", f"the move {move} does not come back")
         view = self.module.view(st, command["seat"])
         self.check_wire_view(view)
+        if SHAPES:
+            self.check_view_shape(view, command["seat"])
         for lang in describe.LANGUAGES:
             label = self.words.label_move(view, command["seat"], move, lang)
             expect(isinstance(label, str) and label.strip(), "words", f"no {lang} label for the move {move}")
@@ -406,6 +422,54 @@ class Match:
         coded = wire.encode_view(game, view)
         self.check_codes(wire.cards_at(coded, wire.view_paths(game)), "a view")
         expect(wire.decode_view(game, coded) == view, "wire", "a view does not come back from its codes")
+
+    def shape(self, *path: str) -> Any:
+        """The compiled schema at ``path`` of the game's notation (``VIEW_SCHEMA``; ``EVENT_SCHEMAS``,
+        type, part); None where the notation says the part is absent."""
+        key = (self.module.GAME_ID, *path)
+        if key not in SHAPE_VALIDATORS:
+            name, *rest = path
+            schema = getattr(self.words, name, None)
+            expect(schema is not None, "shapes", f"the notation has no {name}")
+            for step in rest:
+                expect(step in schema, "shapes", f"{name} has no {'.'.join(rest)}")
+                schema = schema[step]
+            if schema is not None:
+                jsonschema.Draft202012Validator.check_schema(schema)
+            SHAPE_VALIDATORS[key] = schema and jsonschema.Draft202012Validator(schema)
+        return SHAPE_VALIDATORS[key]
+
+    def valid(self, validator: Any, value: Any, what: str) -> None:
+        error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+        where = "/".join(str(p) for p in error.absolute_path) if error is not None else ""
+        expect(error is None, "shapes", f"{what} breaks its schema at /{where}: {error and error.message}")
+
+    def check_replayable(self, st: dict, kind: str) -> None:
+        """A replay may stop between two events of one command: the state there answers who acts, each
+        seat's legal moves and every viewer's view, as any other does."""
+        m = self.module
+        try:
+            acting = m.to_act(st)
+            for seat in acting:
+                m.legal_moves(st, seat)
+            for viewer in (*range(len(st["players"])), SPECTATOR, REVIEWER):
+                m.view(st, viewer)
+        except Exception as exc:  # any error is the failure to report
+            raise BatteryFailure(f"replay: after {kind}, inside a command, {type(exc).__name__}: {exc}") from exc
+
+    def check_view_shape(self, view: dict, viewer: Any) -> None:
+        """The view, as the API shows it, has the shape ``VIEW_SCHEMA`` publishes."""
+        self.valid(self.shape("VIEW_SCHEMA"), wire.encode_view(self.module.GAME_ID, view), f"the view of {viewer!r}")
+
+    def check_event_shape(self, ev: dict) -> None:
+        """The event's public and secret parts, as the log holds them, have the shapes published."""
+        coded = wire.encode_event(self.module.GAME_ID, ev)
+        kind = ev["type"]
+        self.valid(self.shape("EVENT_SCHEMAS", kind, "data"), coded.get("data") or {}, f"the data of a {kind} event")
+        private = self.shape("EVENT_SCHEMAS", kind, "private")
+        if coded.get("private"):
+            expect(private is not None, "shapes", f"a {kind} event has a private part its schema says it has not")
+            self.valid(private, coded["private"], f"the private part of a {kind} event")
 
     def check_codes(self, values: list, what: str) -> None:
         pattern = self.words.CARD_PATTERN
@@ -421,6 +485,8 @@ class Match:
         expect(wire.decode_event(game, coded) == ev, "wire", f"a {ev['type']} event does not come back from its codes")
         players = self.st["players"]
         expect(ev["type"] in self.words.EVENT_TYPES, "words", f"the event type {ev['type']!r} is not listed")
+        if SHAPES:
+            self.check_event_shape(ev)
         for lang in describe.LANGUAGES:
             label = self.words.label_event({"type": ev["type"], "data": ev.get("data") or {}}, players, lang)
             expect(isinstance(label, str) and label.strip(), "words", f"no {lang} label for {ev['type']}")
@@ -468,6 +534,8 @@ class Match:
         expect(refold == st, "fold", "re-folding the log does not give the final state")
         for viewer in (r.randrange(n), SPECTATOR, REVIEWER):
             check_json(m.view(st, viewer), f"the final view of {viewer!r}")
+            if self.words is not None and SHAPES:
+                self.check_view_shape(m.view(st, viewer), viewer)
         self.checks.end(st)
 
 

@@ -53,6 +53,15 @@ def leaky_view(real: ModuleType):
     return {"view": view}
 
 
+def unpublished_view_field(real: ModuleType):
+    """Every view carries a field the game's published VIEW_SCHEMA does not name (no secret in it)."""
+
+    def view(state: dict, viewer):
+        return {**real.view(state, viewer), "mood": "calm"}
+
+    return {"view": view}
+
+
 def dropping_evolve(real: ModuleType):
     """Dealing loses a card: the first card of the first hand dealt."""
 
@@ -169,6 +178,7 @@ DEFECTS = {
     f.__name__: f
     for f in (
         leaky_view,
+        unpublished_view_field,
         dropping_evolve,
         mutating_evolve,
         counting_evolve,

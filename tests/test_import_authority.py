@@ -217,3 +217,59 @@ def test_the_audit_folds_a_bounded_number_of_logs_at_once(client, integrator):
         for _ in range(held):
             slots.release()
     assert client.get(f"/games/{own['id']}/audit", headers=integrator).status_code == 200
+
+
+def _played(client, integrator) -> str:
+    g = create(client, integrator, "cego", players=CEGO, options={"rounds": 1})
+    play_http(client, g, random.Random(21))
+    return g["id"]
+
+
+def test_an_export_carries_this_services_seal_and_only_an_unchanged_log_keeps_it(client, service, integrator):
+    """A chain proves a log unchanged since it was written, not who wrote it: a forger's log, rechained
+    under a fresh id, verifies as a chain and imports, but as unsealed; this service's own export, brought
+    back unchanged (a store restored, say), imports sealed."""
+    gid = _played(client, integrator)
+    header, envs = _export(client, integrator, gid)
+    assert header["seal"] == service.records.seal(gid, header["version"], header["head_hash"])
+    forged = _reseal(header, envs, "forged-" + secrets.token_hex(4))
+    r = client.post("/games/import", data=forged, headers={**integrator, **NDJSON})
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["provenance"]["sealed"] is False
+    # the genuine log, its game gone from the store, comes back sealed
+    for stored in service.redis.scan_iter(match=f"naipes:{{{gid}}}:*"):
+        service.redis.delete(stored)
+    lines = [dumps(header), *(dumps(e) for e in envs)]
+    back = client.post("/games/import", data=b"\n".join(lines) + b"\n", headers={**integrator, **NDJSON})
+    assert back.status_code == 201, back.get_json()
+    assert back.get_json()["provenance"]["sealed"] is True
+    assert client.get(f"/games/{gid}/audit", headers=integrator).get_json()["provenance"]["sealed"] is True
+    # a seal copied onto another log does not hold
+    copied = _reseal({**header}, envs, gid + "x")
+    r = client.post("/games/import", data=copied, headers={**integrator, **NDJSON})
+    assert r.status_code == 201 and r.get_json()["provenance"]["sealed"] is False
+
+
+def test_naipes_verify_sealed_fails_a_rewritten_log_that_verifies_as_a_chain(client, service, integrator, tmp_path):
+    import os
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    gid = _played(client, integrator)
+    header, envs = _export(client, integrator, gid)
+    genuine = tmp_path / "genuine.jsonl"
+    genuine.write_bytes(b"\n".join([dumps(header), *(dumps(e) for e in envs)]) + b"\n")
+    rewritten = tmp_path / "rewritten.jsonl"
+    rewritten.write_bytes(_reseal(header, envs, "forged-" + secrets.token_hex(4)))
+    secret = os.environ.get("NAIPES_SECRET") or service.redis.get("naipes:secret").decode()
+    env = {**os.environ, "NAIPES_SECRET": secret, "NAIPES_DATA": str(tmp_path / "data")}
+
+    def verify(path, *flags):
+        cmd = [str(root / "naipes"), "verify", *flags, str(path)]
+        return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+
+    assert verify(rewritten).returncode == 0  # a chain anyone can write
+    assert verify(genuine, "--sealed").returncode == 0
+    refused = verify(rewritten, "--sealed")
+    assert refused.returncode == 1 and "not sealed by this service" in refused.stdout, refused.stdout

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.cego.about import OPTIONS
 from domain.cego.cards import BLACK_NUM, FIGURES, JUGLAR, RED_NUM, full_deck, idx, is_trump, suit, value
 from domain.cego.contracts import LEVELS
 from domain.phrases import LANGUAGES
@@ -353,6 +354,668 @@ EVENT_TYPES: tuple[str, ...] = (
     "RoundScored",
     "MatchEnded",
 )
+
+# ------------------------------------------------------------------ shapes
+# The JSON Schemas (2020-12) of the view (``wire.encode_view`` of ``view``, for a seat, the
+# spectator and the reviewer) and of each event's public ``data`` and whole ``private`` part, as
+# the API writes them (cards as codes).  Only keywords OpenAPI 3.0 can say after conversion.
+
+_MAX_SEAT = 4  # at most five players
+_MAX_HAND = 14  # a Cego challenger holds its two kept cards and the 12 cards of the blind before the discard
+_MAX_TRICKS = 13  # 13 tricks with three active players, 11 with four
+_GAME_IDS = ["solo", "ulti", "piccolo", "bettel", *LEVELS, "rauber"]
+_CALL_PHASES = ["first_auction", "gegen", "second_auction", "raise", "gut_selbst", "rauber_choice"]
+
+
+def _d(schema: dict, description: str) -> dict:
+    return {**schema, "description": description}
+
+
+def _int(description: str, low: int | None = 0, high: int | None = None, null: bool = False) -> dict:
+    out: dict = {"type": ["integer", "null"] if null else "integer"}
+    if low is not None:
+        out["minimum"] = low
+    if high is not None:
+        out["maximum"] = high
+    return _d(out, description)
+
+
+def _seat_int(description: str, null: bool = False) -> dict:
+    return _int(description, 0, _MAX_SEAT, null)
+
+
+def _list(items: dict, description: str, low: int = 0, high: int | None = None) -> dict:
+    out: dict = {"type": "array", "items": items, "minItems": low}
+    if high is not None:
+        out["maxItems"] = high
+    return _d(out, description)
+
+
+def _card_item(description: str, null: bool = False) -> dict:
+    return _d({**_CARD_SCHEMA, "type": ["string", "null"] if null else "string"}, description)
+
+
+def _card_list(description: str, low: int = 0, high: int | None = None) -> dict:
+    return _list(_card_item(_CARD_SCHEMA["description"]), description, low, high)
+
+
+def _seats(description: str, low: int = 0, high: int = _MAX_SEAT + 1) -> dict:
+    return _list(_seat_int("a seat number"), description, low, high)
+
+
+def _pair(description: str) -> dict:
+    return _d(
+        {
+            "type": "array",
+            "minItems": 2,
+            "maxItems": 2,
+            "items": {
+                "anyOf": [_seat_int("the seat (index 0)"), _card_item("the card code (index 1)")],
+                "description": "the seat number (index 0) or the card code (index 1)",
+            },
+        },
+        f"[seat, card]: {description}",
+    )
+
+
+def _obj(properties: dict, required: list[str] | None, description: str) -> dict:
+    """A closed object; ``required`` None: every property is always there."""
+    return _d(
+        {
+            "type": "object",
+            "properties": properties,
+            "required": list(properties) if required is None else required,
+            "additionalProperties": False,
+        },
+        description,
+    )
+
+
+def _by_seat(value: dict, description: str) -> dict:
+    return _d({"type": "object", "additionalProperties": value}, f"seat number (as a string) -> {description}")
+
+
+_HEX = {64: "^[0-9a-f]{64}$", 32: "^[0-9a-f]{32}$"}
+
+_CONTRACT = _obj(
+    {
+        "game": _d(
+            {"type": "string", "enum": _GAME_IDS},
+            "the game being played: solo, ulti, piccolo, bettel, the Cego levels (cego, eine, eine_leere, "
+            "zwei_leere, zwei_verschiedene, pagat) or rauber (Räuber, everyone plays alone)",
+        ),
+        "challenger": _seat_int(
+            "the seat of the challenger (retador) who holds the game; in Räuber, the player who called it"
+        ),
+        "gegensolo": {
+            "type": "boolean",
+            "description": "true when the game follows a Gegensolo (a Cego level then pays one factor more)",
+        },
+    },
+    None,
+    "the contract: which game is played and by whom",
+)
+
+_ROUND_SCORED = _obj(
+    {
+        "game": _d(_CONTRACT["properties"]["game"], "the game that was played this round (see contract.game)"),
+        "challenger": _seat_int("the seat of the challenger (retador); in Räuber, the player who called Räuber"),
+        "gegensolo": {"type": "boolean", "description": "true when the game followed a Gegensolo"},
+        "challenger_won": {
+            "type": ["boolean", "null"],
+            "description": "true when the challenger won its game, false when it lost; null in Räuber",
+        },
+        "amount": _int(
+            "what each defender (and a dealer sitting out) pays to the challenger when it won, or receives "
+            "from it when it lost, in points; absent in Räuber"
+        ),
+        "challenger_points": _int(
+            "card points of the challenger's side, Legage or blind included when it counts for it "
+            "(Solo and the Cego levels only; 40 or more wins)",
+            0,
+            79,
+        ),
+        "defender_points": _int("card points of the defenders' side (Solo and the Cego levels only)", 0, 79),
+        "factor": _int(
+            "the multiplier of the payment: Solo 2 won / 1 lost, Cego 1 ... Pagat 6, +1 after a Gegensolo "
+            "(Solo and the Cego levels only)",
+            1,
+            7,
+        ),
+        "aside_to_challenger": {
+            "type": "boolean",
+            "description": "true when the cards set aside (the blind of a Solo, the Legage of a Cego level) "
+            "counted for the challenger, false when they went to the defenders (Solo and the Cego levels only)",
+        },
+        "points": _list(
+            _int("card points the seat took in its tricks; null for a seat that sat the round out", 0, 79, True),
+            "Räuber only: the card points each seat took, indexed by seat number",
+            3,
+            5,
+        ),
+        "losers": _seats("Räuber only: the seats with the most points, who pay every other participant", 1, 4),
+        "payments": _list(
+            _int("points the seat won (positive) or paid (negative) this round", None),
+            "what each seat won or paid this round, indexed by seat number (sums to zero)",
+            3,
+            5,
+        ),
+        "round": _int("the number of the round just scored, from 1", 1, 100),
+        "balances": _list(
+            _int("the seat's running balance in points", None),
+            "each seat's balance after this round, indexed by seat number (sums to zero)",
+            3,
+            5,
+        ),
+        "match_over": {"type": "boolean", "description": "true when this was the last round of the match"},
+        "blind": _card_list("the blind (ciega) of the round, now revealed to everyone", 10, 12),
+        "legage": _card_list(
+            "the cards the challenger of a Cego level set aside (the Legage), now revealed; empty in other games",
+            0,
+            12,
+        ),
+        "tricks_won": _list(
+            _int("tricks the seat won this round", 0, _MAX_TRICKS),
+            "tricks won by each seat this round, indexed by seat number",
+            3,
+            5,
+        ),
+    },
+    [
+        "game",
+        "challenger",
+        "gegensolo",
+        "challenger_won",
+        "payments",
+        "round",
+        "balances",
+        "match_over",
+        "blind",
+        "legage",
+        "tricks_won",
+    ],
+    "the result of a round",
+)
+
+_MATCH_ENDED = _obj(
+    {
+        "scores": _list(
+            _int("the seat's final balance in points", None),
+            "the final balance of each seat, indexed by seat number",
+            3,
+            5,
+        ),
+        "ranking": _seats("the seats from the highest balance to the lowest (ties by seat number)", 3, 5),
+        "winners": _seats("the seats sharing the highest balance", 1, 5),
+        "rounds_played": _int("how many rounds were played", 1, 100),
+    },
+    None,
+    "the outcome of the match",
+)
+
+
+def _move_item(kind: str, fields: dict, description: str) -> dict:
+    return _obj(
+        {"type": {"type": "string", "const": kind, "description": f"the move type, {kind!r}"}, **fields},
+        None,
+        description,
+    )
+
+
+_MOVE_ITEMS = {
+    "oneOf": [
+        _move_item(
+            "call",
+            {
+                "call": {
+                    "type": "string",
+                    "enum": list(_CALLS),
+                    "description": "the call: pass (fort), solo, ulti, gegensolo, piccolo, bettel, raise (one "
+                    "level up), gut or selbst (answering a raise), cego or rauber (when nobody raised)",
+                }
+            },
+            "a call in the auctions",
+        ),
+        _move_item(
+            "keep",
+            {"cards": _card_list("the cards kept: two in Cego, one in Eine", 1, 2)},
+            "the Cego or Eine challenger keeps these cards, sets the rest aside (the Legage) and takes the blind",
+        ),
+        _move_item(
+            "show",
+            {
+                "cards": _card_list(
+                    "the blank cards shown: one in Eine Leere, two in Zwei Leere and Zwei Verschiedene", 1, 2
+                )
+            },
+            "the challenger of a Leere game shows these cards, sets the rest aside and takes the blind",
+        ),
+        _move_item(
+            "discard",
+            {"cards": _card_list("the one card discarded face down to the Legage", 1, 1)},
+            "the Cego challenger, holding the blind, discards one card face down",
+        ),
+        _move_item("play", {"card": _card_item("the card played to the trick (baza)")}, "play a card to the trick"),
+    ],
+    "description": "a legal move, as it may be posted back",
+}
+
+_OPTIONS_VIEW = _obj(
+    {k: {kk: vv for kk, vv in v.items() if kk != "default"} for k, v in OPTIONS["properties"].items()},
+    None,
+    "the options of the match, every one with its value (defaults filled in)",
+)
+
+VIEW_SCHEMA: dict = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    **_obj(
+        {
+            "game": {"type": "string", "const": "cego", "description": "the game type, always 'cego'"},
+            "rules_version": {
+                "type": "string",
+                "enum": ["1", "2"],
+                "description": "the rules version the match was started under (see docs/rules/cego.md)",
+            },
+            "phase": {
+                "type": "string",
+                "enum": [p["id"] for p in PHASES],
+                "description": "the phase of the round (see PHASES for names and descriptions)",
+            },
+            "round_no": _int("the number of the round in play, from 1; 0 before the start", 0, 100),
+            "rounds_total": _int("how many rounds the match has (option rounds)", 1, 100),
+            "players": _list(
+                {"type": "string", "description": "a player's name"}, "the players' names, indexed by seat number", 3, 5
+            ),
+            "options": _OPTIONS_VIEW,
+            "dealer_draw": _list(
+                _pair("the card each seat drew to choose the first dealer (the highest deals)"),
+                "the draw for the first dealer, one pair per seat; empty before the start",
+                0,
+                5,
+            ),
+            "dealer": _seat_int("the seat of the dealer of this round; null before the start", True),
+            "active": _seats("the seats playing this round, in turn order from the mano; empty before the start", 0, 4),
+            "sitting_out": _seat_int(
+                "the dealer's seat when the dealer sits the round out (five players, or four with the option "
+                "dealer_sits_out_with_four); null otherwise",
+                True,
+            ),
+            "mano": _seat_int(
+                "the seat of the mano (the first to speak, after the dealer); null before the start", True
+            ),
+            "hand_sizes": _list(
+                _int("how many cards the seat holds", 0, _MAX_HAND),
+                "the number of cards in each seat's hand, indexed by seat number",
+                3,
+                5,
+            ),
+            "blind_size": _int(
+                "how many cards lie in the blind (ciega): 10, or 12 with three active players; 0 once the challenger "
+                "took it and before the start",
+                0,
+                12,
+            ),
+            "legage_size": _int("how many cards the challenger has set aside (the Legage)", 0, 12),
+            "auction": _list(
+                _obj(
+                    {
+                        "seat": _seat_int("the seat that called"),
+                        "call": {
+                            "type": "string",
+                            "enum": list(_CALLS),
+                            "description": "the call made (pass, solo, ulti, gegensolo, piccolo, bettel, raise, gut, "
+                            "selbst, cego, rauber)",
+                        },
+                        "phase": {
+                            "type": "string",
+                            "enum": _CALL_PHASES,
+                            "description": "the phase in which the call was made",
+                        },
+                    },
+                    None,
+                    "one call",
+                ),
+                "the calls of this round's auctions, in order (the automatic Cego declaration included)",
+            ),
+            "speakers": _seats(
+                "the seats still to speak in the current auction, the first one next; empty outside the auctions",
+                0,
+                4,
+            ),
+            "contract": _d(
+                {**_CONTRACT, "type": ["object", "null"]},
+                "the game held or being played and its challenger; null until a game is declared",
+            ),
+            "soloist": _seat_int("the seat that declared Solo this round; null if none", True),
+            "gegensolo": _seat_int("the seat that declared Gegensolo this round; null if none", True),
+            "raiser": _seat_int(
+                "the seat whose raise waits for the holder's gut or selbst (phase gut_selbst); null otherwise", True
+            ),
+            "exchange_step": {
+                "type": ["string", "null"],
+                "enum": ["keep2", "keep1", "show", "discard", None],
+                "description": "what the challenger must do next in the exchange with the blind: keep2 (Cego: keep "
+                "two cards), keep1 (Eine: keep one), show (the Leere games: show blank cards), discard (Cego: "
+                "discard one card face down); null outside the exchange",
+            },
+            "shown": _card_list(
+                "the cards the challenger showed (the Leere games, trump 1 in Pagat), public for the whole round; "
+                "they must lead the first tricks and never win a trick",
+                0,
+                2,
+            ),
+            "shown_in_hand": _card_list("the shown cards not yet played", 0, 2),
+            "shown_discard": _card_item(
+                "the card discarded face up from the blind in Zwei Leere (lowest trump) or Zwei Verschiedene "
+                "(highest); null otherwise",
+                True,
+            ),
+            "trick": _list(
+                _pair("a card played to the current trick, by that seat"),
+                "the current trick (baza), in play order",
+                0,
+                3,
+            ),
+            "leader": _seat_int("the seat that leads (led) the current trick; null before the play", True),
+            "turn": _seat_int("the seat to play a card (phase play); null otherwise", True),
+            "trick_no": _int("how many tricks of this round have been completed", 0, _MAX_TRICKS),
+            "tricks_won": _list(
+                _int("tricks the seat won this round", 0, _MAX_TRICKS),
+                "tricks won by each seat this round, indexed by seat number",
+                3,
+                5,
+            ),
+            "last_trick": _d(
+                {
+                    **_obj(
+                        {
+                            "cards": _list(_pair("a card of the trick, by that seat"), "the trick in play order", 3, 4),
+                            "winner": _seat_int("the seat that won it"),
+                        },
+                        None,
+                        "",
+                    ),
+                    "type": ["object", "null"],
+                },
+                "the last completed trick of this round; null before the first one is taken",
+            ),
+            "balances": _list(
+                _int("the seat's running balance in points", None),
+                "each seat's balance in the match so far, indexed by seat number (sums to zero)",
+                3,
+                5,
+            ),
+            "last_round": _d(
+                {**_ROUND_SCORED, "type": ["object", "null"]},
+                "the result of the last round scored (the data of its RoundScored event, blind and Legage "
+                "revealed); null before the first round is scored",
+            ),
+            "to_act": _seats("the seat that must act now (at most one); empty when nobody acts", 0, 1),
+            "outcome": _d(
+                {**_MATCH_ENDED, "type": ["object", "null"]},
+                "the outcome of the match (the data of MatchEnded) in phase finished; null before",
+            ),
+            "seat": _seat_int("the viewer's own seat; present only in a seat's view"),
+            "hand": _card_list("the viewer's own cards, sorted; present only in a seat's view", 0, _MAX_HAND),
+            "legage": _card_list(
+                "the cards the challenger set aside (the Legage); present for the challenger's seat and the reviewer",
+                0,
+                12,
+            ),
+            "moves": _list(
+                _MOVE_ITEMS, "the viewer's legal moves now (empty when it does not act); present only in a seat's view"
+            ),
+            "hands": _list(
+                _card_list("that seat's cards", 0, _MAX_HAND),
+                "every seat's hand, indexed by seat number; present only in the reviewer's view",
+                3,
+                5,
+            ),
+            "blind": _card_list(
+                "the cards dealt to the blind this round (still listed after the challenger took them); present only "
+                "in the reviewer's view",
+                0,
+                12,
+            ),
+        },
+        [
+            "game",
+            "rules_version",
+            "phase",
+            "round_no",
+            "rounds_total",
+            "players",
+            "options",
+            "dealer_draw",
+            "dealer",
+            "active",
+            "sitting_out",
+            "mano",
+            "hand_sizes",
+            "blind_size",
+            "legage_size",
+            "auction",
+            "speakers",
+            "contract",
+            "soloist",
+            "gegensolo",
+            "raiser",
+            "exchange_step",
+            "shown",
+            "shown_in_hand",
+            "shown_discard",
+            "trick",
+            "leader",
+            "turn",
+            "trick_no",
+            "tricks_won",
+            "last_trick",
+            "balances",
+            "last_round",
+            "to_act",
+            "outcome",
+        ],
+        "What a seat, the spectator or the reviewer sees of a Cego match; cards are card codes.",
+    ),
+}
+
+EVENT_SCHEMAS: dict[str, dict] = {
+    "DealerDrawn": {
+        "description": "Every seat drew a card from a shuffled deck; the highest card deals the first round",
+        "data": _obj(
+            {
+                "draws": _list(_pair("the card this seat drew"), "one draw per seat, by seat number", 3, 5),
+                "dealer": _seat_int("the seat that drew the highest card and deals first"),
+            },
+            None,
+            "the draw for the first dealer",
+        ),
+        "private": None,
+    },
+    "RoundDealt": {
+        "description": "A new round is dealt: the blind (ciega) goes face down, each active seat gets its hand, "
+        "and the mano speaks first",
+        "data": _obj(
+            {
+                "round": _int("the number of the round, from 1", 1, 100),
+                "dealer": _seat_int("the seat that deals this round"),
+                "cutter": _seat_int("the seat that cut (the dealer's left); only recorded"),
+                "mano": _seat_int("the seat after the dealer, the first to speak and to play"),
+                "active": _seats("the seats playing this round, in turn order from the mano", 3, 4),
+                "sitting_out": _seat_int("the dealer's seat when it sits the round out; null otherwise", True),
+                "blind_size": _int("cards in the blind: 10, or 12 with three active players", 10, 12),
+                "hand_size": _int("cards dealt to each active seat: 11, or 13 with three active players", 11, 13),
+                "commitment": {
+                    "type": "string",
+                    "pattern": _HEX[64],
+                    "description": "SHA-256 (hex) of the deal's salt and deck, to check the deck revealed at the end",
+                },
+            },
+            None,
+            "the public facts of the deal",
+        ),
+        "private": _d(
+            {
+                "type": "object",
+                "properties": {
+                    "nobody": _obj(
+                        {"blind": _card_list("the cards of the blind, sorted", 10, 12)},
+                        None,
+                        "the secret blind, which no seat receives; present in the whole private part "
+                        "(the log, the reviewer); RoundScored reveals it",
+                    ),
+                    "deal": _obj(
+                        {
+                            "salt": {
+                                "type": "string",
+                                "pattern": _HEX[32],
+                                "description": "the random salt (hex) of the commitment",
+                            },
+                            "deck": _card_list("the shuffled deck, in order: the blind first, then the hands", 51, 54),
+                        },
+                        None,
+                        "the salt and shuffled deck the commitment covers; no seat receives it, the table "
+                        "reveals it when the hand is over (present in the whole private part only)",
+                    ),
+                },
+                "additionalProperties": _obj(
+                    {"hand": _card_list("the seat's hand, sorted: 11 cards, or 13 with three active players", 11, 13)},
+                    None,
+                    "an active seat's part, received by that seat only",
+                ),
+            },
+            "seat number (as a string) -> that active seat's hand; plus 'nobody' (the blind) and 'deal' (the deck); "
+            "a seat receives only its own key",
+        ),
+    },
+    "Called": {
+        "description": "A player made a call in the auctions (pass, a game, a raise, gut/selbst, Cego or Räuber); "
+        "the data says what comes next",
+        "data": _obj(
+            {
+                "seat": _seat_int("the seat that called"),
+                "call": {
+                    "type": "string",
+                    "enum": list(_CALLS),
+                    "description": "the call made (pass, solo, ulti, gegensolo, piccolo, bettel, raise, gut, selbst, "
+                    "cego, rauber)",
+                },
+                "phase": {
+                    "type": "string",
+                    "enum": [*_CALL_PHASES, "exchange", "play"],
+                    "description": "the phase after the call (not the phase it was made in)",
+                },
+                "speakers": _seats("the seats still to speak after this call, the next one first", 0, 4),
+                "contract": _d(
+                    _CONTRACT,
+                    "present when the call settles or changes the game held (a declaration, a raise, gut/selbst, "
+                    "the Cego/Räuber choice, the last pass before play)",
+                ),
+                "soloist": _seat_int("present when Solo is declared: the soloist's seat"),
+                "gegensolo": _seat_int("present when Gegensolo is declared: that player's seat"),
+                "raiser": _seat_int(
+                    "present after a raise under the gut_selbst option (the raiser's seat) and after the answer (null)",
+                    null=True,
+                ),
+                "step": {
+                    "type": ["string", "null"],
+                    "enum": ["keep2", "keep1", "show", None],
+                    "description": "present when the call leads to the exchange: the challenger's first step (keep2 "
+                    "Cego, keep1 Eine, show the Leere games; null in Pagat, whose exchange is automatic)",
+                },
+            },
+            ["seat", "call", "phase", "speakers"],
+            "a call",
+        ),
+        "private": None,
+    },
+    "Exchanged": {
+        "description": "The challenger exchanged with the blind: kept or showed cards, set the rest aside (the "
+        "Legage) and took the blind, or discarded one card face down",
+        "data": _obj(
+            {
+                "seat": _seat_int("the challenger's seat"),
+                "step": {
+                    "type": "string",
+                    "enum": ["keep", "discard"],
+                    "description": "keep: cards kept or shown, the rest set aside, the blind taken; discard: one card "
+                    "discarded face down (Cego)",
+                },
+                "count": _int("how many cards were kept, shown or discarded", 1, 2),
+                "discarded": _card_item(
+                    "present when step is keep: the card discarded face up from the blind (Zwei Leere, Zwei "
+                    "Verschiedene), or null",
+                    True,
+                ),
+                "shown": _card_list(
+                    "present in the Leere games and Pagat: the cards shown to everyone (Pagat: trump 1)", 1, 2
+                ),
+                "next_step": {
+                    "type": ["string", "null"],
+                    "enum": ["discard", None],
+                    "description": "discard when the Cego challenger must now discard one card; null when play begins",
+                },
+            },
+            ["seat", "step", "count", "next_step"],
+            "the public part of the exchange",
+        ),
+        "private": _by_seat(
+            {
+                "oneOf": [
+                    _obj(
+                        {
+                            "kept": _card_list("the cards kept (or shown)", 1, 2),
+                            "legage": _card_list("the cards set aside to the Legage", 9, 12),
+                        },
+                        None,
+                        "step keep",
+                    ),
+                    _obj({"cards": _card_list("the card discarded face down", 1, 1)}, None, "step discard"),
+                ],
+                "description": "the challenger's secret part: kept and legage (step keep) or cards (step discard)",
+            },
+            "the challenger's secret part (only the challenger's seat)",
+        ),
+    },
+    "Played": {
+        "description": "A player played a card to the trick",
+        "data": _obj(
+            {
+                "seat": _seat_int("the seat that played"),
+                "card": _card_item("the card played"),
+                "next": _seat_int("the seat to play next; null when this card completed the trick", True),
+            },
+            None,
+            "a card played",
+        ),
+        "private": None,
+    },
+    "TrickTaken": {
+        "description": "A trick is complete and its winner takes it",
+        "data": _obj(
+            {
+                "winner": _seat_int("the seat that won the trick"),
+                "winning_card": _card_item("the card that won it"),
+                "leader": _seat_int(
+                    "the seat that leads the next trick (the winner, except in the Zwei games' first two tricks)"
+                ),
+            },
+            None,
+            "the trick taken",
+        ),
+        "private": None,
+    },
+    "RoundScored": {
+        "description": "The round is over: its points are counted, payments made, and the blind and Legage revealed",
+        "data": _ROUND_SCORED,
+        "private": None,
+    },
+    "MatchEnded": {
+        "description": "The last round was scored: the match is over and the seats are ranked by balance",
+        "data": _MATCH_ENDED,
+        "private": None,
+    },
+}
 
 _GAMES = {
     "solo": "Solo",

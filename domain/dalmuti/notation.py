@@ -33,6 +33,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from domain.dalmuti.about import OPTIONS
 from domain.dalmuti.about import ROLES as ROLE_IDS
 from domain.dalmuti.cards import JESTER, deck_for, set_rank
 from domain.phrases import check_language, join, seat_name
@@ -343,6 +344,684 @@ EVENT_CARDS: dict[str, tuple[str, ...]] = {
 }
 
 DECK_CARDS = "*"  # a deal's deck (private.deal.deck, DealRevealed data.deck) is a flat list of cards
+
+
+# ------------------------------------------------------------------ shapes
+# The JSON Schemas (2020-12) of what the API shows, cards written as codes: ``VIEW_SCHEMA`` the view
+# (``GET /games/{id}`` ``state``) for any viewer (a seat, the spectator, the reviewer) in any phase,
+# and ``EVENT_SCHEMAS`` every event type's public ``data`` and whole secret ``private`` part.  Cards
+# sit where ``VIEW_CARDS`` / ``EVENT_CARDS`` / ``DECK_CARDS`` say, each one a ``_CARD_ITEM``.
+
+_MAX_HAND = 20  # 80 cards dealt to 4 players; taxes and the exchange keep every hand's size
+_MAX_SET = 14  # twelve 12s and both jesters
+_HEX32 = r"^[0-9a-f]{32}$"
+_HEX64 = r"^[0-9a-f]{64}$"
+_PHASE_IDS = [p["id"] for p in PHASES]
+
+
+def _d(schema: dict, description: str) -> dict:
+    return {**schema, "description": description}
+
+
+def _int(description: str, low: int | None = 0, high: int | None = None, null: bool = False) -> dict:
+    out: dict[str, Any] = {"type": ["integer", "null"] if null else "integer"}
+    if low is not None:
+        out["minimum"] = low
+    if high is not None:
+        out["maximum"] = high
+    return _d(out, description)
+
+
+def _seat_no(description: str, null: bool = False) -> dict:
+    return _int(description, 0, 15, null)
+
+
+def _bool(description: str) -> dict:
+    return {"type": "boolean", "description": description}
+
+
+def _list(items: dict, description: str, low: int = 0, high: int | None = None) -> dict:
+    out: dict[str, Any] = {"type": "array", "items": items, "description": description}
+    if low:
+        out["minItems"] = low
+    if high is not None:
+        out["maxItems"] = high
+    return out
+
+
+def _seat_list(description: str, low: int = 0, high: int = 16) -> dict:
+    return _list(_seat_no("a seat number"), description, low, high)
+
+
+def _per_seat(items: dict, description: str) -> dict:
+    """A list with one entry per seat, in seat order (4 to 16 seats)."""
+    return _list(items, description, 4, 16)
+
+
+def _card_list(description: str, low: int = 0, high: int | None = None) -> dict:
+    return _list(_CARD_ITEM, description, low, high)
+
+
+def _obj(properties: dict, description: str, required: list[str] | None = None, null: bool = False) -> dict:
+    """An object of fixed keys; ``required`` None: all of them."""
+    return {
+        "type": ["object", "null"] if null else "object",
+        "properties": properties,
+        "required": list(properties) if required is None else required,
+        "additionalProperties": False,
+        "description": description,
+    }
+
+
+def _by_seat(value: dict, description: str) -> dict:
+    return {
+        "type": "object",
+        "additionalProperties": value,
+        "description": f"seat number (as a string) -> {description}",
+    }
+
+
+def _variant(properties: dict, description: str, required: list[str] | None = None) -> dict:
+    """One shape of an object that has several (an ``anyOf`` branch under a nullable object type)."""
+    return {
+        "properties": properties,
+        "required": list(properties) if required is None else required,
+        "additionalProperties": False,
+        "description": description,
+    }
+
+
+_ROLE_ENUM = list(ROLE_IDS)
+_ORDER_DESC = "the seats clockwise from the Greater Dalmuti (position 0) to the Greater Peon (the last)"
+
+_DRAW_ROUNDS = _list(
+    _list(
+        {
+            "type": "array",
+            "minItems": 2,
+            "maxItems": 2,
+            "items": {"anyOf": [_seat_no("the seat that drew"), _d(_CARD_ITEM, "the card it drew (card code)")]},
+            "description": "[seat, card]: a seat and the card it drew (a jester counts 13 here, the worst)",
+        },
+        "one round of the draw: [seat, card] pairs, in the order drawn",
+        1,
+        16,
+    ),
+    "the seating draw: the first round is every seat's draw, each later round a redraw among seats that tied "
+    "(depth-first, best tied group first); the best card becomes the Greater Dalmuti",
+)
+
+_OUTCOME_PROPS = {
+    "scores": _per_seat(_int("points"), "the match's total points per seat, in seat order"),
+    "ranking": _seat_list("every seat, the winner first (equal points are ranked by the final hand's order)", 4),
+    "winners": _seat_list("the winning seat (always exactly one: ties are broken)", 1, 1),
+    "hands_played": _int("the number of hands dealt in the match", 1, 100),
+    "last_order": _seat_list(
+        "the final hand's order of going out, the first out first (a seat that never played a hand is absent)"
+    ),
+}
+
+_TRANSFER = _obj(
+    {
+        "kind": {
+            "type": "string",
+            "enum": ["tax", "exchange"],
+            "description": "tax: the taxes between a Dalmuti and its Peon; exchange: the Merchants' exchange",
+        },
+        "with": _seat_no("the other seat of the transfer"),
+        "gave": _card_list("the cards this seat gave (card codes)", 1, 2),
+        "received": _card_list("the cards this seat received (card codes)", 1, 2),
+    },
+    "one transfer of cards this hand",
+)
+
+_OPTION_VALUES = _obj(
+    {
+        name: {k: v for k, v in spec.items() if k in ("type", "minimum", "maximum", "description")}
+        for name, spec in OPTIONS["properties"].items()
+    },
+    "the match's options, every one with its value (defaults filled in); see GET /game-types/dalmuti",
+)
+
+_MUST = {
+    "type": ["object", "null"],
+    "anyOf": [
+        _variant(
+            {
+                "action": {"const": "play", "description": "play a set or pass (phase play)"},
+                "leading": {"const": True, "description": "true: you lead a new trick (any set; you cannot pass)"},
+            },
+            "leading a trick",
+        ),
+        _variant(
+            {
+                "action": {"const": "play", "description": "play a set or pass (phase play)"},
+                "leading": {"const": False, "description": "false: you follow the last play of the trick"},
+                "count": _int("the number of cards you must play, as many as the last play", 1, _MAX_SET),
+                "beat_rank": _int("the rank to beat: your set's rank must be lower (better) than this", 1, 13),
+            },
+            "following in a trick",
+        ),
+        _variant(
+            {
+                "action": {"const": "revolution", "description": "answer the revolution question (phase revolution)"},
+                "greater": _bool("true when you are the Greater Peon: a revolution you declare is a greater one"),
+                "may_declare": _bool(
+                    "true when you hold both jesters and may declare (rules 2; absent in games of rules 1, "
+                    "where only the holder is asked)"
+                ),
+            },
+            "the revolution question",
+            ["action", "greater"],
+        ),
+        _variant(
+            {
+                "action": {"const": "give_taxes", "description": "choose the cards to give your Peon (phase taxes)"},
+                "count": _int("how many cards to choose: 2 (Greater Dalmuti) or 1 (Lesser Dalmuti)", 1, 2),
+                "to": _seat_no("the Peon who receives them"),
+            },
+            "a Dalmuti's taxes",
+        ),
+        _variant(
+            {
+                "action": {
+                    "const": "merchant_exchange",
+                    "description": "swap a random card with another Merchant or decline (phase taxes, option "
+                    "merchant_exchange)",
+                },
+                "merchants": _seat_list("the other Merchants you may exchange with", 1, 11),
+            },
+            "the highest Merchant's exchange",
+        ),
+        _variant(
+            {
+                "action": {
+                    "const": "place_newcomer",
+                    "description": "seat a newcomer among the Merchants (phase placing)",
+                },
+                "newcomers": _seat_list("the newcomers still waiting to be placed", 1, 12),
+                "slots": _int("the number of slots: slot 0 is just after the Lesser Dalmuti", 1, 12),
+            },
+            "placing newcomers",
+        ),
+    ],
+    "description": "a seat's view: what this seat has to decide now (by action); null when it does not act",
+}
+
+_TAX = {
+    "type": ["object", "null"],
+    "anyOf": [
+        _variant(
+            {
+                "gives": _int("how many cards this seat gives: 2 (Greater Dalmuti) or 1 (Lesser Dalmuti)", 1, 2),
+                "to": _seat_no("the Peon who receives them"),
+                "chooses": {"const": True, "description": "true: a Dalmuti chooses the cards it gives"},
+                "chosen": {
+                    **_card_list("the cards this seat chose (card codes); null until it has chosen", 1, 2),
+                    "type": ["array", "null"],
+                },
+            },
+            "a Dalmuti's part",
+        ),
+        _variant(
+            {
+                "gives": _int("how many cards this seat pays: 2 (Greater Peon) or 1 (Lesser Peon)", 1, 2),
+                "to": _seat_no("the Dalmuti who receives them"),
+                "chooses": {"const": False, "description": "false: a Peon's best cards are taken automatically"},
+                "automatic": {"type": "string", "description": "a sentence (English) saying the payment is automatic"},
+            },
+            "a Peon's part",
+        ),
+    ],
+    "description": "a seat's view, phase taxes: this seat's part in the taxes; null for a Merchant, a seat "
+    "outside the hand and in every other phase",
+}
+
+VIEW_SCHEMA: dict = {
+    "$schema": _SCHEMA,
+    **_obj(
+        {
+            "game": {"const": "dalmuti", "description": "the game type"},
+            "rules_version": {
+                "type": "string",
+                "enum": ["1", "2"],
+                "description": "the rules version the match is played under (2 asks every seat the revolution "
+                "question; 1 asked only the holder of both jesters)",
+            },
+            "phase": {
+                "type": "string",
+                "enum": _PHASE_IDS,
+                "description": "created (before the seating draw), placing (newcomers are seated), revolution, "
+                "taxes, play, between_hands (only for an instant), finished",
+            },
+            "hand_no": _int("the number of the hand being played, from 1; 0 before the first deal", 0, 100),
+            "hands_total": _int("the number of hands in the match (option hands)", 1, 100),
+            "players": _per_seat({"type": "string", "description": "a player's name"}, "player names by seat"),
+            "options": _OPTION_VALUES,
+            "order": _seat_list(f"this hand's table order: {_ORDER_DESC}; empty before the seating draw"),
+            "roles": _per_seat(
+                {
+                    "type": ["string", "null"],
+                    "enum": [*_ROLE_ENUM, None],
+                    "description": "the seat's role this hand; null for a seat not in the order (a newcomer "
+                    "waiting, or before the draw)",
+                },
+                "each seat's role, in seat order",
+            ),
+            "hand_sizes": _per_seat(_int("cards in hand", 0, _MAX_HAND), "the number of cards each seat holds"),
+            "deck_size": {
+                "type": "integer",
+                "enum": [0, 57, 68, 80],
+                "description": "the number of cards dealt this hand: 80, or 68 / 57 with option reduced_deck "
+                "at 5 / 4 players; 0 before the first deal",
+            },
+            "discards": _int("the number of cards played so far this hand", 0, 80),
+            "trick": _obj(
+                {
+                    "seat": _seat_no("the seat that made the last play"),
+                    "cards": _card_list("the cards of the last play (card codes)", 1, _MAX_SET),
+                    "rank": _int("the rank of the last play (13: jesters alone); a following set must be lower", 1, 13),
+                    "count": _int("the number of cards of the last play; a following set has as many", 1, _MAX_SET),
+                },
+                "the last play of the current trick; null when a new trick is to be led and outside phase play",
+                null=True,
+            ),
+            "passes": _int("the consecutive passes since the last play of the trick", 0, 14),
+            "turn": _seat_no("phase play: the seat whose turn it is to play or pass; null in other phases", True),
+            "to_act": _seat_list(
+                "the seats that must decide now (revolution: every seat still to answer; taxes: the Dalmutis "
+                "still to choose and the highest Merchant; play: the seat to play; placing: the Greater Dalmuti)"
+            ),
+            "pending": _obj(
+                {
+                    "revolution": _seat_list("phase revolution: the seats still to answer; empty otherwise"),
+                    "taxes": _seat_list("phase taxes: the Dalmutis still to choose their cards; empty otherwise", 0, 2),
+                    "taxes_chosen": _seat_list("phase taxes: the Dalmutis that have chosen (not what)", 0, 2),
+                    "exchange": _seat_no(
+                        "phase taxes: the highest Merchant still to decide on the Merchants' exchange; null otherwise",
+                        True,
+                    ),
+                    "placing": _seat_no("phase placing: the Greater Dalmuti, who seats the newcomers; else null", True),
+                },
+                "who the match waits for, by decision",
+            ),
+            "out_order": _seat_list("this hand's seats that have gone out, the first out first"),
+            "hand_points": _per_seat(
+                _int("points", 0, 16),
+                "the points each seat scored this hand (after the hand: including the philanthropic point)",
+            ),
+            "scores": _per_seat(_int("points"), "each seat's total points in the match so far"),
+            "revolution": _obj(
+                {
+                    "kind": {
+                        "type": "string",
+                        "enum": ["revolution", "greater", "first_deal"],
+                        "description": "revolution: declared, no taxes; greater: declared by the Greater Peon, the "
+                        "order reversed; first_deal: the automatic revolution of the first hand (option "
+                        "first_deal_revolution)",
+                    },
+                    "seat": _seat_no("the seat that declared; null for first_deal", True),
+                },
+                "the revolution of the current (or last) hand; null when there was none",
+                null=True,
+            ),
+            "exchange": _obj(
+                {
+                    "seat": _seat_no("the highest Merchant, who decided"),
+                    "with": _seat_no("the Merchant it swapped a random card with; null when it declined", True),
+                },
+                "the Merchants' exchange of this hand once decided (option merchant_exchange); null before or "
+                "without one",
+                null=True,
+            ),
+            "newcomers": _seat_list("seats that joined and wait to be placed at the next deal (option allow_joining)"),
+            "seating_draw": {
+                **_DRAW_ROUNDS,
+                "description": "the seating draw made at the start (empty before it): " + _DRAW_ROUNDS["description"],
+            },
+            "last_hand": _obj(
+                {
+                    "hand": _int("the hand's number", 1, 100),
+                    "order": _seat_list(f"that hand's table order: {_ORDER_DESC}", 4),
+                    "out_order": _seat_list("that hand's order of going out, the first out first", 4),
+                    "points": _per_seat(_int("points", 0, 16), "the points each seat scored in that hand"),
+                    "bonus": _per_seat(
+                        _int("philanthropic point", 0, 1),
+                        "the philanthropic point each seat earned in that hand (option philanthropic_scoring)",
+                    ),
+                },
+                "the result of the hand last ended; null until a hand ends",
+                null=True,
+            ),
+            "outcome": _obj(_OUTCOME_PROPS, "the result of the match; null until phase finished", null=True),
+            "seat": _seat_no("a seat's view: the viewer's own seat; absent for the spectator and the reviewer"),
+            "role": {
+                "type": ["string", "null"],
+                "enum": [*_ROLE_ENUM, None],
+                "description": "a seat's view: the viewer's role this hand; null when it is not in the order",
+            },
+            "hand": _card_list("a seat's view: the viewer's own cards, best first (card codes)", 0, _MAX_HAND),
+            "transfers": _list(
+                _TRANSFER,
+                "a seat's view: the cards this seat gave and received this hand (taxes, exchange), in order",
+                0,
+                1,
+            ),
+            "must": _MUST,
+            "tax": _TAX,
+            "revolution_answer": {
+                "type": ["boolean", "null"],
+                "description": "a seat's view, phase revolution (rules 2): true if this seat declared, false if "
+                "it declined, null until it answers",
+            },
+            "hands": _per_seat(
+                _card_list("a seat's cards, best first (card codes)", 0, _MAX_HAND),
+                "the reviewer's view: every seat's cards",
+            ),
+            "transfers_all": _by_seat(
+                _list(_TRANSFER, "that seat's transfers this hand", 1, 1),
+                "the reviewer's view: that seat's transfers this hand (seats without any are absent)",
+            ),
+            "tax_chosen": _by_seat(
+                _card_list("the cards that Dalmuti chose (card codes)", 1, 2),
+                "the reviewer's view, phase taxes: the cards a Dalmuti chose to give",
+            ),
+            "revolution_answers": _by_seat(
+                _bool("true: declared a revolution; false: declined"),
+                "the reviewer's view, phase revolution: each answer given so far",
+            ),
+        },
+        "El Gran Dalmuti as a viewer sees it: a seat sees its own hand; the reviewer sees every hand",
+        required=[
+            "game",
+            "rules_version",
+            "phase",
+            "hand_no",
+            "hands_total",
+            "players",
+            "options",
+            "order",
+            "roles",
+            "hand_sizes",
+            "deck_size",
+            "discards",
+            "trick",
+            "passes",
+            "turn",
+            "to_act",
+            "pending",
+            "out_order",
+            "hand_points",
+            "scores",
+            "revolution",
+            "exchange",
+            "newcomers",
+            "seating_draw",
+            "last_hand",
+            "outcome",
+        ],
+    ),
+}
+
+
+def _event(description: str, data: dict, private: dict | None = None) -> dict:
+    return {"description": description, "data": data, "private": private}
+
+
+EVENT_SCHEMAS: dict[str, dict] = {
+    "SeatsDrawn": _event(
+        "The seating draw: every player drew a card (ties drew again); the best card is the Greater Dalmuti",
+        _obj(
+            {
+                "draws": _DRAW_ROUNDS,
+                "order": _seat_list(f"the first hand's table order: {_ORDER_DESC}", 4),
+            },
+            "the seating draw",
+        ),
+    ),
+    "PlayerJoined": _event(
+        "A newcomer joined the table; it is seated among the Merchants before the next deal",
+        _obj(
+            {
+                "seat": _seat_no("the newcomer's seat (the next seat number)"),
+                "player": {"type": "string", "description": "the newcomer's name"},
+            },
+            "the newcomer",
+        ),
+    ),
+    "NewcomerPlaced": _event(
+        "The Greater Dalmuti seated a newcomer among the Merchants",
+        _obj(
+            {
+                "seat": _seat_no("the Greater Dalmuti, who placed the newcomer"),
+                "newcomer": _seat_no("the newcomer's seat"),
+                "slot": _int(
+                    "the slot chosen: 0 just after the Lesser Dalmuti, the last just before the Lesser Peon", 0, 11
+                ),
+                "order": _seat_list(f"the table order with the newcomer: {_ORDER_DESC}", 5),
+            },
+            "the placement",
+        ),
+    ),
+    "HandDealt": _event(
+        "A new hand was dealt: each player received its cards face down",
+        _obj(
+            {
+                "hand": _int("the number of the hand, from 1", 1, 100),
+                "order": _seat_list(f"this hand's table order: {_ORDER_DESC}", 4),
+                "dealer": _seat_no("the dealer, the Greater Peon"),
+                "deck_size": {
+                    "type": "integer",
+                    "enum": [57, 68, 80],
+                    "description": "the number of cards dealt: 80, or 68 / 57 with option reduced_deck at 5 / 4 "
+                    "players",
+                },
+                "sizes": _per_seat(_int("cards dealt", 0, _MAX_HAND), "the cards dealt to each seat, in seat order"),
+                "auto_revolution": _bool(
+                    "true: the first hand's automatic revolution (option first_deal_revolution): no taxes"
+                ),
+                "commitment": {
+                    "type": "string",
+                    "pattern": _HEX64,
+                    "description": "SHA-256 (hex) committing to the deck before play; the deck is revealed when "
+                    "the hand is over",
+                },
+                "jesters_seat": _seat_no(
+                    "rules 1 only (absent in rules 2): the seat holding both jesters that may declare a "
+                    "revolution; null if none",
+                    True,
+                ),
+            },
+            "the deal's public part",
+            ["hand", "order", "dealer", "deck_size", "sizes", "auto_revolution", "commitment"],
+        ),
+        {
+            "type": "object",
+            "properties": {
+                "deal": _obj(
+                    {
+                        "salt": {"type": "string", "pattern": _HEX32, "description": "the commitment's salt"},
+                        "deck": _card_list("the whole deck in the order it was dealt (card codes)", 57, 80),
+                    },
+                    "the deck and salt behind the commitment: no seat receives it; revealed when the hand is over",
+                ),
+            },
+            "required": ["deal"],
+            "additionalProperties": _obj(
+                {"hand": _card_list("the seat's cards, best first (card codes)", 1, _MAX_HAND)},
+                "a seat's part: its hand",
+            ),
+            "description": "seat number (as a string) -> that seat's hand; and deal: the deck and salt",
+        },
+    ),
+    "RevolutionAnswered": _event(
+        "A player answered the revolution question (whether it declared is secret until everyone has answered)",
+        _obj({"seat": _seat_no("the seat that answered")}, "who answered"),
+        _by_seat(
+            _obj(
+                {
+                    "declare": _bool("true: the seat declared a revolution; false: it declined"),
+                    "salt": {
+                        "type": "string",
+                        "pattern": _HEX32,
+                        "description": "random salt so the answer cannot be guessed from the event hash",
+                    },
+                },
+                "the answer",
+            ),
+            "the answering seat's secret answer (only that seat)",
+        ),
+    ),
+    "RevolutionDeclared": _event(
+        "A player holding both jesters declared a revolution: no taxes this hand; by the Greater Peon it is a "
+        "greater revolution and the order is reversed",
+        _obj(
+            {
+                "seat": _seat_no("the seat that declared"),
+                "greater": _bool("true: a greater revolution (declared by the Greater Peon), the order reversed"),
+                "order": _seat_list(f"this hand's table order from now on: {_ORDER_DESC}", 4),
+            },
+            "the revolution",
+        ),
+    ),
+    "RevolutionDeclined": _event(
+        "Nobody declared a revolution: the taxes follow (or play, after the first hand's automatic revolution)",
+        _obj(
+            {"seat": _seat_no("rules 1 only: the holder of both jesters, who declined; absent in rules 2")},
+            "empty in rules 2",
+            [],
+        ),
+    ),
+    "TaxChosen": _event(
+        "A Dalmuti chose the cards it gives its Peon (which cards is secret)",
+        _obj(
+            {
+                "seat": _seat_no("the Dalmuti that chose"),
+                "count": _int("the number of cards chosen: 2 (Greater Dalmuti) or 1 (Lesser Dalmuti)", 1, 2),
+            },
+            "who chose",
+        ),
+        _by_seat(
+            _obj({"cards": _card_list("the cards chosen (card codes)", 1, 2)}, "the choice"),
+            "the chooser's cards (only the chooser's seat)",
+        ),
+    ),
+    "MerchantsExchanged": _event(
+        "The highest Merchant swapped one random card with another Merchant",
+        _obj(
+            {
+                "seat": _seat_no("the highest Merchant"),
+                "with": _seat_no("the Merchant it swapped with"),
+            },
+            "who swapped",
+        ),
+        _by_seat(
+            _obj(
+                {
+                    "with": _seat_no("the other Merchant"),
+                    "gave": _card_list("the card this seat gave (card code)", 1, 1),
+                    "received": _card_list("the card this seat received (card code)", 1, 1),
+                },
+                "the swap as this seat sees it",
+            ),
+            "each of the two Merchants' cards moved",
+        ),
+    ),
+    "ExchangeDeclined": _event(
+        "The highest Merchant made no exchange",
+        _obj({"seat": _seat_no("the highest Merchant")}, "who declined"),
+    ),
+    "TaxesPaid": _event(
+        "The taxes were paid: the Peons gave their best cards, the Dalmutis the cards they chose",
+        _obj(
+            {
+                "transfers": _list(
+                    _obj(
+                        {
+                            "from": _seat_no("the giving seat"),
+                            "to": _seat_no("the receiving seat"),
+                            "count": _int("the number of cards given", 1, 2),
+                        },
+                        "one payment",
+                    ),
+                    "the four payments: Greater Peon to Greater Dalmuti, Greater Dalmuti to Greater Peon, Lesser "
+                    "Peon to Lesser Dalmuti, Lesser Dalmuti to Lesser Peon",
+                    4,
+                    4,
+                ),
+            },
+            "the counts (no cards)",
+        ),
+        _by_seat(
+            _obj(
+                {
+                    "with": _seat_no("the other seat of the exchange"),
+                    "gave": _card_list("the cards this seat gave (card codes)", 1, 2),
+                    "received": _card_list("the cards this seat received (card codes)", 1, 2),
+                },
+                "the taxes as this seat sees them",
+            ),
+            "the cards each of the four seats gave and received",
+        ),
+    ),
+    "Played": _event(
+        "A player played a set to the trick (and went out if it was its last card)",
+        _obj(
+            {
+                "seat": _seat_no("the seat that played"),
+                "cards": _card_list("the set played (card codes)", 1, _MAX_SET),
+                "rank": _int("the set's rank (13: jesters alone); lower is better", 1, 13),
+                "count": _int("the number of cards played", 1, _MAX_SET),
+                "out": _bool("true: that was the seat's last card; it goes out"),
+                "points": _int("points scored by going out (1 per opponent still holding cards); 0 if not out", 0, 15),
+                "next": _seat_no("the seat to play next; null when the hand is over", True),
+            },
+            "the play",
+        ),
+    ),
+    "Passed": _event(
+        "A player passed",
+        _obj(
+            {
+                "seat": _seat_no("the seat that passed"),
+                "next": _seat_no("the seat to play next; null when the pass ended the trick", True),
+            },
+            "the pass",
+        ),
+    ),
+    "TrickEnded": _event(
+        "Everyone else passed: the trick is over and a new one is led",
+        _obj(
+            {
+                "winner": _seat_no("the seat that made the last play"),
+                "leader": _seat_no("the seat that leads the next trick (the winner, or the next holder if it is out)"),
+            },
+            "the trick's end",
+        ),
+    ),
+    "HandEnded": _event(
+        "The hand is over: one player still holds cards; the order of going out is the next hand's order",
+        _obj(
+            {
+                "hand": _int("the number of the hand", 1, 100),
+                "out_order": _seat_list("the order of going out, the first out first (the last still held cards)", 4),
+                "points": _per_seat(_int("points", 0, 16), "the points each seat scored this hand, bonus included"),
+                "bonus": _per_seat(
+                    _int("philanthropic point", 0, 1),
+                    "the philanthropic point each seat earned (option philanthropic_scoring)",
+                ),
+                "scores": _per_seat(_int("points"), "each seat's total points after this hand"),
+                "order": _seat_list(f"the next hand's table order (the order of going out): {_ORDER_DESC}", 4),
+                "match_over": _bool("true: that was the last hand"),
+            },
+            "the hand's result",
+        ),
+    ),
+    "MatchEnded": _event(
+        "The match is over: its ranking and winner",
+        _obj(_OUTCOME_PROPS, "the outcome"),
+    ),
+}
 
 
 # ------------------------------------------------------------------ words

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from domain.muerte.about import MAX_PLAYERS, OPTIONS
+from domain.muerte.about import MAX_PLAYERS, MIN_PLAYERS, OPTIONS
 from domain.muerte.cards import DECK_NUMBERS, KINGS, TEAMS
 from domain.phrases import LANGUAGES
 from domain.phrases import check_language as _lang
@@ -342,6 +342,627 @@ EVENT_CARDS: dict[str, tuple[str, ...]] = {
 DECK_CARDS = "*.*"  # a deal's deck (private.deal.deck, DealRevealed data.deck): team -> list of cards
 
 
+# ------------------------------------------------------------------ shapes
+# The JSON Schemas (2020-12) of the view as the API shows it (``VIEW_SCHEMA``) and of every event's
+# public data and secret part, cards written as codes (``EVENT_SCHEMAS``).  Cards sit where
+# ``VIEW_CARDS`` / ``EVENT_CARDS`` / ``DECK_CARDS`` say, each one a ``_CARD_ITEM``.
+
+_CARD_ITEM = {"type": "string", "pattern": CARD_PATTERN, "x-naipes-card": True}
+_TEAM_IDS = list(TEAMS)
+_HALF = MAX_PLAYERS // 2  # the most players a team has
+_MOST_GAMES = OPTIONS["properties"]["games"]["maximum"]
+_REASONS = ["king_found", "king_lost", "team_eliminated", "treason"]
+
+
+def _card_item(description: str, nullable: bool = False) -> dict:
+    item = {**_CARD_ITEM, "description": description}
+    if nullable:
+        item["type"] = ["string", "null"]
+    return item
+
+
+def _cards(description: str, most: int | None = None, least: int = 0, what: str = "a card") -> dict:
+    out: dict = {"type": "array", "items": _card_item(what), "description": description}
+    if least:
+        out["minItems"] = least
+    if most is not None:
+        out["maxItems"] = most
+    return out
+
+
+def _seat(description: str, nullable: bool = False) -> dict:
+    out = {**_SEAT_FIELD, "description": description}
+    if nullable:
+        out["type"] = ["integer", "null"]
+    return out
+
+
+def _seats(description: str, most: int = MAX_PLAYERS, least: int = 0) -> dict:
+    out: dict = {"type": "array", "items": _seat("a seat number"), "maxItems": most, "description": description}
+    if least:
+        out["minItems"] = least
+    return out
+
+
+def _int(description: str, minimum: int | None = None, maximum: int | None = None) -> dict:
+    out: dict = {"type": "integer", "description": description}
+    if minimum is not None:
+        out["minimum"] = minimum
+    if maximum is not None:
+        out["maximum"] = maximum
+    return out
+
+
+def _bool(description: str) -> dict:
+    return {"type": "boolean", "description": description}
+
+
+def _team(description: str, nullable: bool = False) -> dict:
+    if nullable:
+        return {"type": ["string", "null"], "enum": [*_TEAM_IDS, None], "description": description}
+    return {"type": "string", "enum": list(_TEAM_IDS), "description": description}
+
+
+def _obj(description: str, properties: dict, optional: tuple[str, ...] = (), nullable: bool = False) -> dict:
+    """An object with fixed keys: all of ``properties`` required but ``optional``."""
+    return {
+        "type": ["object", "null"] if nullable else "object",
+        "description": description,
+        "properties": properties,
+        "required": [k for k in properties if k not in optional],
+        "additionalProperties": False,
+    }
+
+
+def _per_seat(description: str, item: dict, most: int = MAX_PLAYERS) -> dict:
+    """A list indexed by seat number."""
+    return {"type": "array", "items": item, "maxItems": most, "description": description}
+
+
+def _by_team(description: str, value: dict) -> dict:
+    return _obj(description, {t: {**value, "description": f"the {t} team: {value['description']}"} for t in TEAMS})
+
+
+def _points(description: str) -> dict:
+    return _per_seat(description, _int("points of the seat in this game", -4, 4))
+
+
+def _scores(description: str) -> dict:
+    return _per_seat(description, _int("match total of the seat (sum of its game points)"))
+
+
+_PAIR = {
+    "type": "array",
+    "minItems": 2,
+    "maxItems": 2,
+    "items": _seat("a seat number"),
+    "description": "[receiver, giver]: the seat that received a card of its identity number, and the seat that gave it",
+}
+
+_DENOUNCED = {
+    "type": "array",
+    "minItems": 3,
+    "maxItems": 3,
+    "items": {"anyOf": [_seat("a seat number"), _card_item("the card received")]},
+    "description": "[seat, traitor, card]: the seat that denounced, the giver it denounced, and the card of its "
+    "identity number it received from the traitor",
+}
+
+_TRANSFER = _obj(
+    "one exchange of this game, seen from the seat",
+    {
+        "with": _seat("the teammate the seat exchanged with"),
+        "gave": _card_item("the card the seat handed over"),
+        "received": _card_item("the card the seat got in return"),
+    },
+)
+
+_GAME_RECORD = {
+    "game": _int("number of the game in the match, from 1", 1, _MOST_GAMES),
+    "reason": {
+        "type": "string",
+        "enum": _REASONS,
+        "description": "how the game ended: king_found (an accusation found the enemy king), king_lost (a wrong "
+        "accuser discarded their own team's king), team_eliminated (a team has no active player left; kept for "
+        "safety, the rules make it unreachable), treason (a denounced treason)",
+    },
+    "winning_team": _team("the team that won; null for a game ended by treason", nullable=True),
+    "discoverer": _seat("the seat whose accusation found the enemy king (king_found); null otherwise", True),
+    "custodian": _seat(
+        "the seat of the losing team that held its king: the accused holder (king_found) or the seat that "
+        "discarded it (king_lost); null otherwise",
+        True,
+    ),
+    "traitors": _seats("treason: the seats denounced as traitors, in seat order; empty otherwise"),
+    "denouncers": _seats("treason: the seats that denounced a treason, in seat order; empty otherwise"),
+    "winners": _seats(
+        "the seats that won the game: every member of the winning team in turn order, or, after a treason, the "
+        "discoverers who were not themselves denounced (empty for a double treason)"
+    ),
+    "points": _points("seat number (index) -> the points the seat scored in this game (section 3.2), -4 to 4"),
+    "match_over": _bool("true when this was the last game of the match"),
+    "double": _bool(
+        "present only when reason is treason: true for a double treason (two players denounced each other, nobody wins)"
+    ),
+}
+
+
+def _game_record(description: str, **more: dict) -> dict:
+    return _obj(description, {**_GAME_RECORD, **more}, optional=("double",))
+
+
+_OUTCOME = {
+    "scores": _scores("seat number (index) -> the seat's points over the whole match"),
+    "ranking": _seats("every seat, best match total first (ties by seat number)", least=1),
+    "winners": _seats("the seats with the best match total", least=1),
+    "games_played": _int("the number of games played in the match", 1, _MOST_GAMES),
+    "games": {
+        "type": "array",
+        "items": _game_record("the record of one game, in the order played"),
+        "minItems": 1,
+        "maxItems": _MOST_GAMES,
+        "description": "the record of every game of the match, in the order played",
+    },
+}
+
+_TEAM_FLAGS = {t: _bool(f"the {t} team") for t in TEAMS}
+
+_MUST_ACTIONS = ["turn", "give_back", "discard", "treason", "swap_identity", "assign_identity"]
+
+_MUST_FIELDS = {
+    "action": {
+        "type": "string",
+        "enum": _MUST_ACTIONS,
+        "description": "turn (exchange with a teammate or accuse an opponent), give_back (choose the card to give "
+        "back in an exchange), discard (lose a card after a wrong accusation), treason (denounce the giver or let "
+        "it pass), swap_identity (swap identity cards), assign_identity (place the next identity card)",
+    },
+    "must_accuse": _bool(
+        "action turn only: true when the seat may only accuse (its team has not accused in this full round and it "
+        "is the team's last active player to play in it, or it has no active teammate)"
+    ),
+    "teammates": _seats("action turn only: the seat's active teammates, in turn order", most=_HALF - 1),
+    "to": _seat("action give_back only: the seat that offered the exchange and gets the card back"),
+    "giver": _seat("action treason only: the seat that gave the card of the seat's identity number"),
+    "team": _team("action assign_identity only: the team whose identity cards the seat places"),
+    "card": _card_item("action assign_identity only: the identity card the seat places now"),
+}
+
+
+def _must_case(action: str, *fields: str) -> dict:
+    """The keys ``must`` has for one action (no ``type``: a null ``must`` matches every case)."""
+    return {
+        "description": f"action {action}" + (f": with {', '.join(fields)}" if fields else ": no other key"),
+        "properties": {
+            "action": {"const": action, "description": _MUST_FIELDS["action"]["description"]},
+            **{f: _MUST_FIELDS[f] for f in fields},
+        },
+        "required": ["action", *fields],
+        "additionalProperties": False,
+    }
+
+
+_MUST = {
+    **_obj(
+        "Present only in a seat's view: what the seat has to decide now (its moves come from legal-moves); "
+        "null when the seat is not in to_act.  Which keys come with each action: see anyOf.",
+        _MUST_FIELDS,
+        optional=("must_accuse", "teammates", "to", "giver", "team", "card"),
+        nullable=True,
+    ),
+    "anyOf": [
+        _must_case("turn", "must_accuse", "teammates"),
+        _must_case("give_back", "to"),
+        _must_case("discard"),
+        _must_case("treason", "giver"),
+        _must_case("swap_identity"),
+        _must_case("assign_identity", "team", "card"),
+    ],
+}
+
+_VIEW_PROPERTIES: dict[str, dict] = {
+    "game": {"const": "muerte", "type": "string", "description": "the game's id"},
+    "rules_version": {"type": "string", "description": "the version of the rules this game is played by"},
+    "phase": {
+        "type": "string",
+        "enum": [p["id"] for p in PHASES],
+        "description": "what the table waits for (see PHASES); between_games lasts only inside one move (a replay "
+        "stopped between two events may show it)",
+    },
+    "game_no": _int("the game of the match being played, from 1; 0 before the match starts", 0, _MOST_GAMES),
+    "games_total": _int("the number of games in the match (option games)", 1, _MOST_GAMES),
+    "players": _per_seat(
+        "seat number (index) -> the player's name", {"type": "string", "description": "a player's name"}
+    ),
+    "options": _obj(
+        "the options the match was created with, defaults filled in",
+        {k: {kk: vv for kk, vv in spec.items() if kk != "default"} for k, spec in OPTIONS["properties"].items()},
+    ),
+    "identity": _per_seat(
+        "seat number (index) -> the seat's identity card, public (E1..En for espadas, B1..Bn for bastos); "
+        "empty before the match starts",
+        _card_item("an identity card"),
+    ),
+    "teams": _per_seat(
+        "seat number (index) -> the seat's team, read from its identity card; empty before the match starts",
+        _team("a team"),
+    ),
+    "order": _seats(
+        "the turn order of this game: the holders of E1, B1, E2, B2 ... En, Bn; empty before the match starts"
+    ),
+    "turn": _seat(
+        "the seat whose turn it is (it stays the turn's owner during giveback, discard and treason); null before "
+        "the match starts and once a game has ended",
+        True,
+    ),
+    "round": _int("the full round of this game, from 1 (one pass through the turn order); 0 before the start", 0),
+    "accused_this_round": _obj("team -> whether the team has accused in this full round", _TEAM_FLAGS),
+    "accusation_due": _obj(
+        "team -> whether the team still owes its accusation in this full round (always false outside a game's "
+        "play: phases created, between_games, swapping, assigning, finished)",
+        _TEAM_FLAGS,
+    ),
+    "to_act": _seats(
+        "the seats that must move now (two in a double treason chance or while both choosers place identity "
+        "cards); empty before the start and when the match is finished",
+        most=2,
+    ),
+    "hand_sizes": _per_seat(
+        "seat number (index) -> how many cards the seat holds (2 after the deal, fewer after lost cards)",
+        _int("a number of cards", 0, 2),
+    ),
+    "lost": _per_seat(
+        "seat number (index) -> the cards the seat lost after wrong accusations in this game, public",
+        _cards("the seat's lost cards, in the order lost", most=2, what="a lost card"),
+    ),
+    "eliminated": _seats("the seats eliminated in this game (they lost their last card), in the order eliminated"),
+    "exchange": _obj(
+        "the pending exchange during phase giveback (who, never the cards); null otherwise",
+        {
+            "seat": _seat("the seat that offered a card"),
+            "with": _seat("the teammate who must give a card back"),
+        },
+        nullable=True,
+    ),
+    "accusation": _obj(
+        "the wrong accusation whose accuser must lose a card, during phase discard; null otherwise",
+        {
+            "seat": _seat("the accuser, who must discard a card"),
+            "target": _seat("the accused opponent, who did not hold the king"),
+        },
+        nullable=True,
+    ),
+    "treason": _obj(
+        "the treason chance after an exchange, during phase treason (option treason); null otherwise",
+        {
+            "pending": _seats("the seats that still have to denounce or let it pass", most=2),
+            "chances": {
+                "type": "array",
+                "items": _PAIR,
+                "minItems": 1,
+                "maxItems": 2,
+                "description": "the chances to denounce this exchange opened",
+            },
+            "denounced": {
+                "type": "array",
+                "items": _DENOUNCED,
+                "maxItems": 2,
+                "description": "the denunciations made so far",
+            },
+        },
+        nullable=True,
+    ),
+    "reveals": {
+        "type": "array",
+        "description": "every accusation of the match so far, with the cards the accused showed at that moment",
+        "items": _obj(
+            "one accusation",
+            {
+                "game": _int("the game it was made in, from 1", 1, _MOST_GAMES),
+                "round": _int("the full round it was made in, from 1", 1),
+                "seat": _seat("the accuser"),
+                "target": _seat("the accused opponent"),
+                "cards": _cards("the accused's cards, shown to everyone", most=2, least=1, what="a shown card"),
+                "king": _bool("true when the accused held their team's king (the accuser's team won the game)"),
+            },
+        ),
+    },
+    "swap": _obj(
+        "the identity swaps between games (identity_mode winner_swaps), during phase swapping; null otherwise",
+        {
+            "sequence": _seats(
+                "the seats in the order they swap: from the player before the game's winner backwards, the winner last",
+                least=MIN_PLAYERS,
+            ),
+            "index": _int("position in sequence of the seat that swaps now", 0, MAX_PLAYERS - 1),
+        },
+        nullable=True,
+    ),
+    "assign": {
+        **_by_team(
+            "the placing of identity cards between games (identity_mode team_chooses or opponents_choose), "
+            "during phase assigning; null otherwise. Team -> the placing of that team's identity cards",
+            _obj(
+                "how its identity cards are placed",
+                {
+                    "chooser": _seat("the seat that places these cards"),
+                    "cards": _cards(
+                        "the team's identity cards, placed in this order (lowest number first)",
+                        most=_HALF,
+                        least=1,
+                        what="an identity card",
+                    ),
+                    "seats": _seats("the seats of the team, who receive these cards", most=_HALF, least=1),
+                    "given": {
+                        "type": "object",
+                        "additionalProperties": _card_item("the identity card placed with that seat"),
+                        "description": "seat number (as a string) -> the identity card placed with it so far",
+                    },
+                },
+            ),
+        ),
+        "type": ["object", "null"],
+    },
+    "game_points": _points(
+        "seat number (index) -> the points of the last game ended (zeros until a game ends), -4 to 4"
+    ),
+    "scores": _scores("seat number (index) -> the seat's points over the games of the match ended so far"),
+    "results": {
+        "type": "array",
+        "items": _game_record("the record of one game ended"),
+        "maxItems": _MOST_GAMES,
+        "description": "the record of every game of the match ended so far, in the order played",
+    },
+    "outcome": _obj(
+        "the result of the match once it is finished (phase finished); null before",
+        _OUTCOME,
+        nullable=True,
+    ),
+    # a seat's own
+    "seat": _seat("present only in a seat's view: the viewer's own seat"),
+    "hand": _cards("present only in a seat's view: the seat's own cards", most=2, what="a card of the hand"),
+    "transfers": {
+        "type": "array",
+        "items": _TRANSFER,
+        "description": "present only in a seat's view: the seat's own exchanges in this game, oldest first",
+    },
+    "offer": _card_item(
+        "in a seat's view: the card the seat offered in its pending exchange (phase giveback, the seat is the "
+        "giver), else null; in the reviewer's view: the card offered in the pending exchange, else null; absent "
+        "in a spectator's view",
+        nullable=True,
+    ),
+    "must": _MUST,
+    # the reviewer's
+    "hands": _per_seat(
+        "present only in the reviewer's view: seat number (index) -> that seat's cards",
+        _cards("the seat's cards", most=2, what="a card of the hand"),
+    ),
+    "transfers_all": {
+        "type": "object",
+        "additionalProperties": {
+            "type": "array",
+            "items": _TRANSFER,
+            "description": "that seat's exchanges, oldest first",
+        },
+        "description": "present only in the reviewer's view: seat number (as a string) -> that seat's exchanges in "
+        "this game (seats that have not exchanged are absent)",
+    },
+}
+
+_VIEWER_ONLY = ("seat", "hand", "transfers", "offer", "must", "hands", "transfers_all")
+
+VIEW_SCHEMA: dict = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    **_obj(
+        "¡Muerte al rey! as one viewer sees it: a seat (its own cards too), the spectator (public information only) "
+        "or the reviewer (every card)",
+        _VIEW_PROPERTIES,
+        optional=_VIEWER_ONLY,
+    ),
+}
+
+
+def _event(description: str, data: dict, private: dict | None = None) -> dict:
+    return {
+        "description": description,
+        "data": _obj("the event's public data", data),
+        "private": private,
+    }
+
+
+def _secret(description: str, part: dict) -> dict:
+    return {"type": "object", "additionalProperties": part, "description": description}
+
+
+EVENT_SCHEMAS: dict[str, dict] = {
+    "GameDealt": _event(
+        "A game of the match is dealt: everyone's identity card is shown and each player gets two secret cards of "
+        "their team's deck; E1's holder plays first.",
+        {
+            "game": _int("the game of the match dealt, from 1", 1, _MOST_GAMES),
+            "identity": _per_seat(
+                "seat number (index) -> the seat's identity card, public", _card_item("an identity card")
+            ),
+            "order": _seats("the turn order of this game: the holders of E1, B1, E2, B2 ... En, Bn", least=MIN_PLAYERS),
+            "sizes": _per_seat(
+                "seat number (index) -> cards dealt to the seat (always 2)",
+                _int("cards dealt to the seat: always 2", 2, 2),
+            ),
+            "teams_fixed": {
+                **_per_seat(
+                    "seat number (index) -> the seat's team, kept for the match: set on the first deal when "
+                    "identity_mode is not random; null otherwise",
+                    _team("a team"),
+                ),
+                "type": ["array", "null"],
+            },
+            "commitment": {
+                "type": "string",
+                "pattern": "^[0-9a-f]{64}$",
+                "description": "SHA-256 (hex) of the deal's salt and decks, to check once the deal is revealed",
+            },
+        },
+        {
+            "type": "object",
+            "description": "seat number (as a string) -> that seat's dealt hand; and deal, the salt and decks the "
+            "commitment seals (no seat receives it; revealed when the game is over)",
+            "properties": {
+                "deal": _obj(
+                    "the secret of the commitment",
+                    {
+                        "salt": {
+                            "type": "string",
+                            "pattern": "^[0-9a-f]{32}$",
+                            "description": "the salt hashed with the decks (32 hex digits)",
+                        },
+                        "deck": _by_team(
+                            "team -> that team's shuffled deck (2n cards), dealt two by two in turn order",
+                            _cards("its shuffled deck", most=2 * _HALF, least=6, what="a card of the deck"),
+                        ),
+                    },
+                ),
+            },
+            "required": ["deal"],
+            "additionalProperties": _obj(
+                "a seat's deal",
+                {"hand": _cards("the two cards dealt to the seat", most=2, least=2, what="a card dealt")},
+            ),
+        },
+    ),
+    "ExchangeOffered": _event(
+        "A player offers one of their cards to an active teammate, who must now give one back; the card stays secret.",
+        {
+            "seat": _seat("the seat on turn, offering a card"),
+            "with": _seat("the teammate who must give a card back"),
+        },
+        _secret(
+            "seat number (as a string) -> its part: only the offering seat, with its card",
+            _obj("the offering seat's part", {"card": _card_item("the card offered")}),
+        ),
+    ),
+    "CardsExchanged": _event(
+        "The teammate gave a card back: the two players swapped one card each (which cards stays secret).",
+        {
+            "seat": _seat("the seat that offered the exchange"),
+            "with": _seat("the teammate who gave a card back"),
+            "treason_chances": {
+                "type": "array",
+                "items": _PAIR,
+                "maxItems": 2,
+                "description": "option treason: the players who received a card of their identity number and may now "
+                "denounce its giver (phase treason follows); empty when none",
+            },
+        },
+        _secret(
+            "seat number (as a string) -> that seat's side of the exchange: both seats of the exchange",
+            _TRANSFER,
+        ),
+    ),
+    "TreasonDenounced": _event(
+        "A player denounces the teammate who gave them a card of their identity number: a treason; once every "
+        "pending chance is answered the game ends.",
+        {
+            "seat": _seat("the seat that denounces"),
+            "traitor": _seat("the seat denounced, who gave the card"),
+            "card": _card_item("the card received, of the denouncer's identity number"),
+        },
+    ),
+    "TreasonIgnored": _event(
+        "A player lets a treason pass; it can never be denounced later.",
+        {"seat": _seat("the seat that let the treason pass")},
+    ),
+    "Accused": _event(
+        "A player accuses an opponent of hiding the king; the accused shows all their cards to everyone.",
+        {
+            "seat": _seat("the accuser"),
+            "target": _seat("the accused opponent"),
+            "cards": _cards("the accused's cards, shown to everyone", most=2, least=1, what="a shown card"),
+            "king": _bool(
+                "true when the accused held their team's king: the accuser's team wins the game; false: the accuser "
+                "must lose a card"
+            ),
+        },
+    ),
+    "CardLost": _event(
+        "A wrong accuser loses a card of their choice, shown to everyone.",
+        {
+            "seat": _seat("the accuser who loses the card"),
+            "card": _card_item("the card lost"),
+            "king": _bool("true when it was the seat's own team's king: that team loses the game"),
+            "eliminated": _bool("true when it was the seat's last card: the seat is out of this game"),
+        },
+    ),
+    "TurnBegan": _event(
+        "The next active player in turn order is on turn.",
+        {
+            "seat": _seat("the seat on turn"),
+            "pos": _int("the seat's position in the turn order, from 0", 0, MAX_PLAYERS - 1),
+            "round": _int("the full round, from 1", 1),
+        },
+    ),
+    "GameEnded": {
+        "description": "A game of the match is over: how it ended, who won, and the points of every seat.",
+        "data": _game_record(
+            "the game's record",
+            scores=_scores("seat number (index) -> the seat's match total after this game"),
+        ),
+        "private": None,
+    },
+    "IdentitySwapsBegan": _event(
+        "Between games (identity_mode winner_swaps): from the player before the winner backwards, each player "
+        "swaps identity cards with another player; the winner swaps last.",
+        {
+            "winner": _seat("the game's winner: its best scorer, ties to the earliest in turn order"),
+            "sequence": _seats("the seats in the order they swap, the winner last", least=MIN_PLAYERS),
+        },
+    ),
+    "IdentitySwapped": _event(
+        "A player swaps their identity card with another player's.",
+        {
+            "seat": _seat("the seat that swaps"),
+            "with": _seat("the seat whose identity card it takes"),
+        },
+    ),
+    "IdentityAssignmentBegan": _event(
+        "Between games (identity_mode team_chooses or opponents_choose): for each team, a chooser places its "
+        "identity cards one by one, lowest first; teams are kept.",
+        {
+            "teams": _by_team(
+                "team -> the placing of that team's identity cards",
+                _obj(
+                    "how its identity cards are placed",
+                    {
+                        "chooser": _seat("the seat that places these cards"),
+                        "cards": _cards(
+                            "the team's identity cards, placed in this order",
+                            most=_HALF,
+                            least=1,
+                            what="an identity card",
+                        ),
+                        "seats": _seats("the seats of the team, who receive these cards", most=_HALF, least=1),
+                    },
+                ),
+            ),
+            "teams_fixed": _per_seat("seat number (index) -> the seat's team, kept for the match", _team("a team")),
+        },
+    ),
+    "IdentityAssigned": _event(
+        "A chooser places the next identity card with a player of the team.",
+        {
+            "seat": _seat("the chooser"),
+            "team": _team("the team whose identity card is placed"),
+            "card": _card_item("the identity card placed"),
+            "to": _seat("the seat that gets it (may be the chooser)"),
+        },
+    ),
+    "MatchEnded": _event(
+        "The match is over: match totals, ranking and winners.",
+        _OUTCOME,
+    ),
+}
+
+
 # ------------------------------------------------------------------ labels
 
 
@@ -599,10 +1220,12 @@ def label_event(event: dict, players: list[str], lang: str) -> str:
 
 __all__ = [
     "CARD_PATTERN",
+    "EVENT_SCHEMAS",
     "EVENT_TYPES",
     "MOVES",
     "PHASES",
     "ROLES",
+    "VIEW_SCHEMA",
     "card",
     "code",
     "deck",

@@ -147,9 +147,9 @@ def to_act(state: dict) -> list[int]:
         return [state["accusation"]["seat"]] if state["accusation"] else []
     if phase == "treason":
         return list(state["treason"]["pending"])
-    if phase == "swapping":
+    if phase == "swapping":  # (after the last swap, before the deal of the same move: nobody)
         sw = state["swap"]
-        return [sw["sequence"][sw["index"]]]
+        return [sw["sequence"][sw["index"]]] if sw["index"] < len(sw["sequence"]) else []
     if phase == "assigning":
         return sorted({a["chooser"] for a in state["assign"].values() if len(a["given"]) < len(a["cards"])})
     return []

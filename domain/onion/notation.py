@@ -36,6 +36,11 @@ a string matching ``CARD_PATTERN``), ``VIEW_CARDS`` lists the paths of the
 cards in a ``view`` (every viewer, every phase) and ``EVENT_CARDS`` those of
 each event type (public data and private parts).
 
+**Shapes.**  ``VIEW_SCHEMA`` is the JSON Schema (2020-12) of a view as the API
+shows it (every viewer, phase and option), ``EVENT_SCHEMAS`` those of each event
+type's public ``data`` and whole ``private`` part, cards written as codes; they
+use only what OpenAPI 3.0 can say, and the contract publishes them.
+
 ``label_move`` and ``label_event`` write short sentences in English
 (``"en"``) and Spanish (``"es"``) from the rules' own values (card ids);
 amounts are in chips.  The Spanish words for the game's own terms: the
@@ -50,7 +55,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from domain.onion.about import FOLDS_RULES, MAX_PLAYERS, MIN_PLAYERS, OPTIONS, RULES_VERSION
 from domain.onion.hands.cards import ARCH, ATUIN, DEATH, DECK_SIZE, FATE, FOOL, LADY, SENDER, value_of
+from domain.onion.hands.plain import KINDS
+from domain.onion.hands.profile import POS_FOOL
 from domain.phrases import check_language as _check_lang
 from domain.phrases import join
 from domain.phrases import seat_name as _name
@@ -544,6 +552,967 @@ EVENT_TYPES: tuple[str, ...] = (
     "Conceded",
     "DuelEnded",
 )
+
+
+# ------------------------------------------------------------------ shapes
+# The JSON Schemas (2020-12) of the view as the API shows it (``VIEW_SCHEMA``: every viewer, every
+# phase, every option) and of every event's public data and secret part (``EVENT_SCHEMAS``), cards
+# written as codes.  Cards sit where ``VIEW_CARDS`` / ``EVENT_CARDS`` say, each one a card item
+# (``_CARD_SCHEMA``).  Only keywords OpenAPI 3.0 can express are used.
+
+_LAST_SEAT = MAX_PLAYERS - 1
+_MOST_ROUNDS = OPTIONS["properties"]["rounds"]["maximum"]
+_HAND = 10  # cards in a full hand: the first five and the second five
+_MOST_GROUPINGS = _HAND // 2  # a grouping holds two cards at least
+_PHASE_IDS = [p["id"] for p in PHASES]
+_ROLE_IDS = [r["id"] for r in ROLES]
+_BASE_KINDS = list(KINDS)
+_MOD_KINDS = [*KINDS, "octavo", "elephants_double_onion"]
+_MOST_KEY = (max(POS_FOOL.values()) + 1) * 64 - 1  # position x 64 + sub-rank (0..63)
+_SPECIAL_NAMES = ["the Lady", "Fate", "Great A'Tuin", "the Sender of Eights", "Death", "the Archchancellor", "the Fool"]
+_HOWS = ["value", "precedence", "crippled", "out-crippled", "crippler"]  # how a comparison is decided
+
+
+def _card_item(description: str) -> dict:
+    return {**_CARD_SCHEMA, "description": description}
+
+
+def _cards(description: str, least: int = 0, most: int | None = _HAND, what: str = "a card") -> dict:
+    out: dict[str, Any] = {"type": "array", "items": _card_item(what), "description": description}
+    if least:
+        out["minItems"] = least
+    if most is not None:
+        out["maxItems"] = most
+    return out
+
+
+def _int(description: str, minimum: int | None = 0, maximum: int | None = None, nullable: bool = False) -> dict:
+    out: dict[str, Any] = {"type": ["integer", "null"] if nullable else "integer", "description": description}
+    if minimum is not None:
+        out["minimum"] = minimum
+    if maximum is not None:
+        out["maximum"] = maximum
+    return out
+
+
+def _chip(description: str, minimum: int = 0) -> dict:
+    return _int(description + " (chips)", minimum)
+
+
+def _seat(description: str, nullable: bool = False) -> dict:
+    return _int(description, 0, _LAST_SEAT, nullable)
+
+
+def _seats(description: str, least: int = 0, most: int = MAX_PLAYERS) -> dict:
+    out = {"type": "array", "items": _seat("a seat number"), "maxItems": most, "description": description}
+    if least:
+        out["minItems"] = least
+    return out
+
+
+def _per_seat(description: str, item: dict) -> dict:
+    """A list with one entry per seat of the table, indexed by seat number."""
+    return {
+        "type": "array",
+        "items": item,
+        "minItems": MIN_PLAYERS,
+        "maxItems": MAX_PLAYERS,
+        "description": "seat number (index) -> " + description,
+    }
+
+
+def _by_seat(description: str, value: dict) -> dict:
+    """An object keyed by seat number (as a string)."""
+    return {
+        "type": "object",
+        "additionalProperties": value,
+        "description": "seat number (as a string) -> " + description,
+    }
+
+
+def _bool(description: str) -> dict:
+    return {"type": "boolean", "description": description}
+
+
+def _enum(description: str, values: list, nullable: bool = False) -> dict:
+    if nullable:
+        return {"type": ["string", "null"], "enum": [*values, None], "description": description}
+    return {"type": "string", "enum": list(values), "description": description}
+
+
+def _const(description: str, value: Any) -> dict:
+    return {"type": "string" if isinstance(value, str) else "boolean", "const": value, "description": description}
+
+
+def _obj(description: str, properties: dict, optional: tuple[str, ...] = (), nullable: bool = False) -> dict:
+    """An object with fixed keys: all of ``properties`` required but ``optional``."""
+    return {
+        "type": ["object", "null"] if nullable else "object",
+        "description": description,
+        "properties": properties,
+        "required": [k for k in properties if k not in optional],
+        "additionalProperties": False,
+    }
+
+
+# ------------------------------------------------------------ shared parts
+
+_OPEN_BETTING = _obj(
+    "the betting part just opened: nothing named yet",
+    {
+        "round": _int("the betting round: 1 (before the second five) or 2 (after the extra bets)", 1, 2),
+        "part": _int("the part of that betting round: 1 to 3 in round 1, 1 or 2 in round 2", 1, 3),
+        "bet": {
+            "type": ["integer", "null"],
+            "enum": [None],
+            "description": "the Dealer's bet: always null, the Dealer has not named it yet",
+        },
+        "raises": {
+            "type": "object",
+            "properties": {},
+            "additionalProperties": False,
+            "description": "the raises made in this part: always empty ({}), nobody has raised yet",
+        },
+    },
+)
+
+
+def _to(description: str, phases: list[str], betting: str = "no", nullable: bool = False) -> dict:
+    """Where the game goes next (``to``): the phase and the seat on turn; ``betting`` is "open" (the
+    opened betting part is given), "null" (betting is over: null), "maybe" (given when the phase is
+    bet_name) or "no" (never given)."""
+    props: dict[str, Any] = {
+        "phase": _enum("the phase the game moves to", phases),
+        "turn": _seat("the seat on turn in that phase"),
+    }
+    optional: tuple[str, ...] = ()
+    if betting == "null":
+        props["betting"] = {
+            "type": ["object", "null"],
+            "enum": [None],
+            "description": "the betting is over for now (always null)",
+        }
+    elif betting in ("open", "maybe"):
+        props["betting"] = _OPEN_BETTING
+        if betting == "maybe":
+            optional = ("betting",)
+            props["betting"] = {**_OPEN_BETTING, "description": "present when phase is bet_name: the part opened"}
+    return _obj(description, props, optional, nullable)
+
+
+_RUN = _obj(
+    "#0: the hand's longest running flush of nine or ten cards (the fewest wild cards); null when it has none "
+    "or crippling (#0) is off",
+    {
+        "length": _int("cards in the run: 9 or 10", 9, 10),
+        "wilds": _int("wild cards the run needs (#2)", 0, _HAND),
+        "suit": _int("the paired suit: 0 clubs/swords, 1 spades/staves, 2 hearts/cups, 3 diamonds/coins", 0, 3),
+        "low": _int("the lowest denomination of the run: 1 (ace low) to 6", 1, 6),
+    },
+    nullable=True,
+)
+
+_PLAIN_ARRANGEMENT = _obj(
+    "a hand as the server arranged it, base game (no modifier on)",
+    {
+        "cards": _cards("the ten cards of the hand", _HAND, _HAND),
+        "value": {
+            "type": "array",
+            "items": _int("a grouping's rank: 1 bagel ... 20 Great Onion (the order of docs/rules/onion.md)", 1, 20),
+            "maxItems": _MOST_GROUPINGS,
+            "description": "the hand's value: its grouping ranks, highest first; compared element by element, "
+            "a longer list beats its own prefix",
+        },
+        "groupings": {
+            "type": "array",
+            "maxItems": _MOST_GROUPINGS,
+            "description": "the groupings, highest first (all bagels form one grouping, all picture+ace pairs one "
+            "Onion)",
+            "items": _obj(
+                "one grouping",
+                {
+                    "kind": _enum("the grouping's kind", _BASE_KINDS),
+                    "rank": _int("its rank in the order of groupings: 1 bagel ... 20 Great Onion", 1, 20),
+                    "cards": _cards("the cards of the grouping", 2),
+                },
+            ),
+        },
+        "unused": _cards("the cards in no grouping (they count for nothing)"),
+    },
+)
+
+_MOD_ARRANGEMENT = _obj(
+    "a hand as the server arranged it under the modifiers in force for it",
+    {
+        "cards": _cards("the ten cards of the hand", _HAND, _HAND),
+        "value": {
+            "type": "array",
+            "items": _int(
+                "a grouping's key: position x 64 + sub-rank (32; less for null eights, 40 the Octavo, 24 the "
+                "Elephants); the Fool changes the positions",
+                64,
+                _MOST_KEY,
+            ),
+            "maxItems": _MOST_GROUPINGS,
+            "description": "the hand's value: its grouping keys, highest first; compared element by element, "
+            "a longer list beats its own prefix",
+        },
+        "groupings": {
+            "type": "array",
+            "maxItems": _MOST_GROUPINGS,
+            "description": "the groupings, highest first",
+            "items": _obj(
+                "one grouping",
+                {
+                    "kind": _enum("the grouping's kind (octavo: #3; elephants_double_onion: #7)", _MOD_KINDS),
+                    "key": _int("its key: position x 64 + sub-rank", 64, _MOST_KEY),
+                    "cards": _cards("the cards of the grouping", 2),
+                    "nulls": _int("#1i: null eights counting zero in it", 0, 8),
+                },
+            ),
+        },
+        "unused": _cards("the cards in no grouping (they count for nothing)"),
+        "notes": {
+            "type": "array",
+            "items": {"type": "string", "description": "one note, in English"},
+            "description": "which modifier changed what in this hand (English sentences, to show as they are)",
+        },
+        "run": _RUN,
+        "top": _enum("the kind of the highest grouping; null when the hand has none", _MOD_KINDS, nullable=True),
+        "onion_wilds": _int("#2: the most wild cards the top Onion (or great bagel) holds", 0, _HAND),
+        "null_eights": _int("#1i: null eights played in the whole hand", 0, 8),
+    },
+)
+
+_ARRANGEMENT_EITHER = {
+    "anyOf": [_PLAIN_ARRANGEMENT, _MOD_ARRANGEMENT],
+    "description": "the seat's arranged hand: the base game's form, or (with any modifier on) the modifiers' form",
+}
+
+_CRIPPLER = _obj(
+    "#0: the player who crippled an Onion in this Showdown and keeps that standing; null when nobody has",
+    {
+        "seat": _seat("the crippler's seat"),
+        "length": _int("the length of its running flush: 9 or 10", 9, 10),
+        "victim_wilds": _int("#2: wild cards of the Onion it crippled", 0, _HAND),
+    },
+    nullable=True,
+)
+
+_OUTCOME_FIELDS = {
+    "scores": _per_seat("the seat's final bankroll in chips: its score", _chip("a bankroll")),
+    "ranking": _seats("every seat, best first (by bankroll, ties by seat number)", MIN_PLAYERS),
+    "winners": _seats("the seats with the highest bankroll", 1),
+    "rounds_played": _int("rounds played, a round whose Pot carried over included", 0, _MOST_ROUNDS),
+    "pot_left": _chip("a Pot still carried over at the end, left unclaimed"),
+}
+
+_ROUND_ENDED_FIELDS = {
+    "round": _int("the round that ended, from 1", 1, _MOST_ROUNDS),
+    "winner": _seat("the seat that takes the Pot and deals next; null when nobody does (the Pot carries over)", True),
+    "amount": _chip("what the winner takes: the whole Pot (0 when nobody wins)"),
+    "reason": _enum(
+        "how the round ended: showdown (best hand), last-player-in (all others folded), no-dealer (nobody bid "
+        "for the Dealership), dealership-refused (every player declined the Dealership offered)",
+        ["showdown", "last-player-in", "no-dealer", "dealership-refused"],
+    ),
+    "showdown": {
+        **_by_seat("that player's hand as arranged at the Showdown", _ARRANGEMENT_EITHER),
+        "type": ["object", "null"],
+        "description": "seat number (as a string) -> that player's arranged hand, for every player in the Showdown; "
+        "null when the round ended without one",
+    },
+    "order": _seats("the round's precedence: Dealer, Elder, ..., Younger", MIN_PLAYERS),
+    "returned": _by_seat(
+        "chips of an unmatched extra bet given back to that player (only seats with chips); present under rules 3",
+        _chip("chips given back", 1),
+    ),
+}
+
+
+# ------------------------------------------------------------- legal moves
+
+
+def _legal(kind: str, description: str, fields: dict | None = None, optional: tuple[str, ...] = ()) -> dict:
+    return _obj(
+        f"{kind}: {description}",
+        {"type": {"type": "string", "const": kind, "description": "the move type"}, **(fields or {})},
+        optional,
+    )
+
+
+_LEGAL_MOVE = {
+    "description": "a move the seat may post now, as it may be posted (see MOVES for its meaning)",
+    "oneOf": [
+        _legal("discard", "discard these cards and draw as many", {"cards": _cards("the cards to discard", 0, 4)}),
+        _legal("fold", "fold (in the draw, against a bet, or as the Dealer)"),
+        _legal("bet", "the Dealer names this bet", {"amount": _chip("the bet")}),
+        _legal(
+            "match",
+            "match the Dealer's bet (with this raise), or as the Dealer match the raises",
+            {"raise": _chip("the raise on top of the bet; absent when the Dealer matches the collective raise")},
+            ("raise",),
+        ),
+        _legal("bid", "bid for the Dealership", {"amount": _chip("the bid's total", 1)}),
+        _legal("decline_bid", "leave the auction"),
+        _legal("buy", "buy this many cards face down", {"count": _int("cards to buy, a Stake each", 1, 5)}),
+        _legal("stand", "stop buying; the rest of the second five come face up"),
+        _legal("extra_bet", "make this extra bet", {"amount": _chip("the extra bet")}),
+        _legal("match_extra", "as the Dealer, match the other players' extra bets"),
+        _legal("pass_dealership", "as the Dealer, give the Dealership to the Elder"),
+        _legal("accept_dealership", "accept the Dealership offered"),
+        _legal("decline_dealership", "decline the Dealership offered"),
+        _legal(
+            "declare",
+            "declare a modifier's special card",
+            {
+                "modifier": _enum("the declaration", list(_DECLARABLE)),
+                "from": _card_item("Great A'Tuin (atuin) only: the card giving eight points"),
+                "to": _card_item("Great A'Tuin (atuin) only: the card receiving them"),
+                "cards": _cards("the Elephants only: the four cards declared with the queen of coins", 4, 4),
+            },
+            ("from", "to", "cards"),
+        ),
+        _legal("choose", "keep this card in place of the Lady or Fate", {"card": _card_item("one card offered")}),
+        _legal("reveal", "show this undisclosed card (#10ii)", {"card": _card_item("an undisclosed card")}),
+        _legal("ready", "declare nothing more before the Showdown"),
+        _legal("show", "show the hand against the player holding the table"),
+        _legal("concede", "concede the duel"),
+    ],
+}
+
+
+# -------------------------------------------------------------------- view
+
+_MODIFIERS_VIEW = _obj(
+    "present only when at least one modifier (#0-#11) is on: what the modifiers have done this round (public)",
+    {
+        "eights_wild": _bool("#1ii: eights are wild now for everybody"),
+        "round_began_wild": _bool("#1ii: this round began with wild eights"),
+        "next_round_wild": _bool("#1ii: the next round will begin with wild eights (a null eight was played)"),
+        "own_eights_wild_again": _seat("#5ii: the seat whose own eights are wild again (rewild); null if none", True),
+        "declared": {
+            "type": "array",
+            "description": "the special cards declared this round, in order",
+            "items": _obj(
+                "one declared card",
+                {
+                    "card": _card_item("the special card"),
+                    "name": _enum("its name as a special card (English)", _SPECIAL_NAMES),
+                    "seat": _seat("the seat that declared it (or was made to show it)"),
+                },
+            ),
+        },
+        "lady": _obj(
+            "#4: the Lady's declaration; null until declared",
+            {
+                "seat": _seat("who declared the Lady"),
+                "mode": _enum(
+                    "replace (#4i: replaced by a card offered) or devalue (#4ii, wild eights)", ["replace", "devalue"]
+                ),
+            },
+            nullable=True,
+        ),
+        "fate": _obj(
+            "#5: Fate's declaration; null until declared",
+            {
+                "seat": _seat("who declared Fate"),
+                "mode": _enum(
+                    "replace (#5i: replaced, zeroes the Lady's player's aces) or stop (#5ii: eights not wild)",
+                    ["replace", "stop"],
+                ),
+            },
+            nullable=True,
+        ),
+        "zeroed_aces": _seats("#5i: seats whose aces count zero this round", 0, 1),
+        "great_atuin": _obj(
+            "#6: Great A'Tuin's shift; null until declared",
+            {
+                "seat": _seat("who declared it"),
+                "from": _card_item("the card that gave eight points"),
+                "to": _card_item("the card that received them"),
+            },
+            nullable=True,
+        ),
+        "elephants": _obj(
+            "#7: the Elephants; null until declared",
+            {
+                "seat": _seat("who declared them"),
+                "cards": _cards("the four cards declared with the queen of coins", 4, 4),
+            },
+            nullable=True,
+        ),
+        "sender": _obj(
+            "#8: the Sender of Eights made visible; null until then",
+            {"seat": _seat("its holder"), "forced": _bool("#8ii: declared by the server when dealt (wild eights)")},
+            nullable=True,
+        ),
+        "death": _obj(
+            "#9: Death shown; null until then",
+            {"seat": _seat("its holder"), "forced": _bool("#10ii: brought out by the Archchancellor")},
+            nullable=True,
+        ),
+        "archchancellor": _obj(
+            "#10ii: the Archchancellor's declaration; null until declared",
+            {"seat": _seat("who declared it")},
+            nullable=True,
+        ),
+        "jack_of_staves_wild": _bool("#10ii: the jack of staves is wild for the rest of the round"),
+        "fool": _bool("#11: the Fool is declared: bagels and Onions have swapped places"),
+        "disclosed": _per_seat(
+            "the cards of that seat's hand everybody has seen (face up, declared, revealed, or shown at the "
+            "Showdown); empty for a seat not in the round",
+            _cards("the seat's disclosed cards"),
+        ),
+        "on_table": {
+            "type": "array",
+            "maxItems": MAX_PLAYERS,
+            "items": _cards("the Lady and/or Fate left on the table by that seat", 0, 2),
+            "description": "seat number (index) -> the replaced special cards left on the table by that seat; an "
+            "empty list (no entry per seat) before the first round",
+        },
+        "pending": _obj(
+            "a declaration waiting on a player (phases choose and reveal); null otherwise",
+            {
+                "kind": _enum("choose (a replacement for the Lady or Fate) or reveal (#10ii)", ["choose", "reveal"]),
+                "seat": _seat("the seat that must choose or reveal"),
+            },
+            nullable=True,
+        ),
+        "showdown": _obj(
+            "the Showdown in progress (phases predeclare, showdown, answer and after); null before it",
+            {
+                "order": _seats("the players in the Showdown, Elder first, Dealer last", 1),
+                "holder": _seat("the seat holding the table; null before the first hand is shown", True),
+                "challenger": _seat("the seat dueling the holder now; null between duels", True),
+                "leader": _seat("the seat winning the current duel; null before the first hand is shown", True),
+                "crippler": _CRIPPLER,
+                "shown": _seats("the seats whose hands have been shown, in order"),
+                "arrangements": _by_seat("that player's shown hand as arranged now", _MOD_ARRANGEMENT),
+                "duels": {
+                    "type": "array",
+                    "description": "the duels decided so far, in order",
+                    "items": _obj(
+                        "one duel",
+                        {
+                            "winner": _seat("the seat that won the duel"),
+                            "loser": _seat("the seat that lost it"),
+                            "how": _enum("how it was decided", [*_HOWS, "conceded"]),
+                        },
+                    ),
+                },
+            },
+            nullable=True,
+        ),
+        "notes": {
+            "type": "array",
+            "items": {"type": "string", "description": "one note, in English"},
+            "description": "every declaration and its effect this round (English sentences, to show as they are)",
+        },
+        "offer": _cards(
+            "the two cards offered in place of the Lady or Fate: only for the seat choosing (phase choose) and "
+            "the reviewer",
+            2,
+            2,
+        ),
+    },
+    optional=("offer",),
+)
+
+_OPTIONS_VIEW = _obj(
+    "the table's options (see about.OPTIONS): the numbers and the twelve modifiers",
+    {
+        k: {kk: vv for kk, vv in spec.items() if kk in ("type", "minimum", "maximum", "description")}
+        for k, spec in OPTIONS["properties"].items()
+    },
+)
+
+VIEW_SCHEMA: dict = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    **_obj(
+        "Cripple Mr Onion as a viewer sees it: a seat (its own hand and legal moves), a spectator (no hidden card) "
+        "or a reviewer (every hand and the deck)",
+        {
+            "game": _const("the game id", "onion"),
+            "rules_version": _enum("the rules version the game started under", [*FOLDS_RULES, RULES_VERSION]),
+            "phase": _enum("the phase (see PHASES)", _PHASE_IDS),
+            "round_no": _int("the round being played, from 1; 0 before the first", 0, _MOST_ROUNDS),
+            "rounds_total": _int("rounds in the match (option rounds)", 1, _MOST_ROUNDS),
+            "players": _per_seat("the player's name", {"type": "string", "description": "a player's name"}),
+            "options": _OPTIONS_VIEW,
+            "bankrolls": _per_seat("the seat's chips (not counting its extra bet in front of it)", _chip("a bankroll")),
+            "pot": _chip("the Pot"),
+            "dealer": _seat(
+                "the Dealer of the round being played (or of the last one); before the first round, the first Dealer"
+            ),
+            "order": _seats("the round's precedence: Dealer, Elder, ..., Younger; empty before the first round"),
+            "roles": _per_seat(
+                "the seat's role this round; null for a seat not dealt in", _enum("a role", _ROLE_IDS, nullable=True)
+            ),
+            "in_round": _seats("the seats still in the round (not folded), in seat order"),
+            "hand_sizes": _per_seat("cards in the seat's hand (face-up cards included)", _int("a count", 0, _HAND)),
+            "up": _per_seat("the seat's face-up cards (the rest of its second five)", _cards("face-up cards", 0, 5)),
+            "deck_size": _int("cards left in the deck", 0, DECK_SIZE),
+            "discards": _int(
+                "cards out of play face down this round (discarded, folded, replaced); after the round, its hands too",
+                0,
+            ),
+            "turn": _seat("the seat on turn; null when nobody is", True),
+            "to_act": _seats("the seats that must act now (none or one)", 0, 1),
+            "betting": _obj(
+                "the current betting part, kept through an auction or the Showdown that follows it; null in the draw, "
+                "from the second five until the second betting round opens, and between rounds",
+                {
+                    "round": _int("the betting round: 1 (before the second five) or 2 (after the extra bets)", 1, 2),
+                    "part": _int("the part: 1 to 3 in round 1, 1 or 2 in round 2", 1, 3),
+                    "bet": _int("the Dealer's bet in chips; null until named", 0, None, True),
+                    "raises": _by_seat(
+                        "that player's raise in this part (chips; only seats that raised)", _chip("a raise", 1)
+                    ),
+                },
+                nullable=True,
+            ),
+            "bought": _int("phase buy: cards the seat on turn has bought so far; 0 otherwise", 0, 5),
+            "extra": _by_seat(
+                "the extra bet that player made this round (chips, as made, zero allowed)", _chip("an extra bet")
+            ),
+            "in_front": _per_seat(
+                "chips of the seat's extra bet lying in front of it, not yet matched (always 0 under rules 1 and 2)",
+                _chip("chips in front"),
+            ),
+            "offer": _obj(
+                "the Dealership offered round the table (phase offer, and after); null when it is not",
+                {"from": _seat("the Dealer who passed the Dealership")},
+                nullable=True,
+            ),
+            "auction": _obj(
+                "the auction of the Dealership (phase auction); null otherwise",
+                {
+                    "active": _seats("the seats still bidding, Elder first", 1),
+                    "bids": _by_seat("that player's bid so far, its total (chips)", _chip("a bid", 1)),
+                    "high": _chip("the highest bid (0 before any)"),
+                    "leader": _seat("the highest bidder; null before any bid", True),
+                    "after": _const(
+                        "present when the Dealer folded facing extra bets: the new Dealer then faces them", "extra_bets"
+                    ),
+                },
+                optional=("after",),
+                nullable=True,
+            ),
+            "carry": _bool("the last round ended with nobody winning: the Pot carries over as the next ante"),
+            "last_round": _obj(
+                "the last round's end (the data of its RoundEnded event); null before any round ended",
+                _ROUND_ENDED_FIELDS,
+                optional=("returned",),
+                nullable=True,
+            ),
+            "outcome": _obj("the match's result (phase finished); null before", _OUTCOME_FIELDS, nullable=True),
+            "seat": _seat("the viewer's own seat: present for a seat only"),
+            "hand": _cards("the viewer's hand, face-up cards included: present for a seat only"),
+            "legal_moves": {
+                "type": "array",
+                "items": _LEGAL_MOVE,
+                "description": "the moves the viewer may post now (empty when not on turn): present for a seat only",
+            },
+            "hands": _per_seat(
+                "the seat's hand (face-up cards included): present for the reviewer only", _cards("a hand")
+            ),
+            "deck": _cards("the deck, top first: present for the reviewer only", 0, DECK_SIZE),
+            "modifiers": _MODIFIERS_VIEW,
+        },
+        optional=("seat", "hand", "legal_moves", "hands", "deck", "modifiers"),
+    ),
+}
+
+
+# ------------------------------------------------------------------ events
+
+
+def _event(description: str, data: dict, optional: tuple[str, ...] = (), private: dict | None = None) -> dict:
+    return {"description": description, "data": _obj(description, data, optional), "private": private}
+
+
+def _secret(description: str, part: dict) -> dict:
+    """A private part whose keys are seat numbers: each seat's part."""
+    return _by_seat(description, part)
+
+
+_PENDING_CHOOSE = _obj(
+    "the declarer must now choose a replacement (phase choose)",
+    {
+        "kind": _const("choose", "choose"),
+        "seat": _seat("the seat choosing: the declarer"),
+        "card": _card_item("the special card to be replaced: the Lady (QS) or Fate (CK)"),
+    },
+)
+_PENDING_REVEAL = _obj(
+    "#10ii: the other players must each reveal a card (phase reveal)",
+    {
+        "kind": _const("reveal", "reveal"),
+        "seat": _seat("the first seat that must reveal"),
+        "queue": _seats("every seat that must reveal, in order", 1),
+    },
+)
+
+EVENT_SCHEMAS: dict[str, dict] = {
+    "RoundStarted": _event(
+        "A round begins: the Dealer is set, every seat dealt in antes (or the carried Pot is the ante) and gets "
+        "five cards face down.",
+        {
+            "round": _int("the round number, from 1", 1, _MOST_ROUNDS),
+            "dealer": _seat("the Dealer of the round"),
+            "seating": _seats("the seats dealt in (those holding a Stake), in seat order", MIN_PLAYERS),
+            "order": _seats("precedence: Dealer, Elder, ..., Younger", MIN_PLAYERS),
+            "ante": _chip("what each seat dealt in paid into the Pot; 0 when the carried Pot is the ante"),
+            "carried": _bool("the Pot of the last round carried over and is this round's ante"),
+            "bankrolls": _per_seat("the seat's chips after the ante", _chip("a bankroll")),
+            "pot": _chip("the Pot after the ante"),
+            "turn": _seat("the seat on turn: the Elder, first to draw"),
+            "commitment": {
+                "type": "string",
+                "pattern": "^[0-9a-f]{64}$",
+                "description": "SHA-256 (hex) of the deal's salt and shuffled deck, to check once the deal is revealed",
+            },
+        },
+        private={
+            "type": "object",
+            "description": "seat number (as a string) -> that seat's first five; plus deck (the undealt cards) and "
+            "deal (the secret the commitment seals), which no seat receives",
+            "properties": {
+                "deal": _obj(
+                    "the secret of the commitment: revealed when the round is over",
+                    {
+                        "salt": {
+                            "type": "string",
+                            "pattern": "^[0-9a-f]{32}$",
+                            "description": "the salt hashed with the deck (32 hex digits)",
+                        },
+                        "deck": _cards("the whole shuffled deck, top first (104 cards)", DECK_SIZE, DECK_SIZE),
+                    },
+                ),
+                "deck": _obj(
+                    "the undealt cards",
+                    {"deck": _cards("the deck after the deal, top first", 0, DECK_SIZE, "a card of the deck")},
+                ),
+            },
+            "required": ["deal", "deck"],
+            "additionalProperties": _obj("a seat's deal", {"hand": _cards("the seat's first five", 5, 5)}),
+        },
+    ),
+    "Discarded": _event(
+        "A player discards some cards face down and draws as many (the draw), or folds throwing in all five.",
+        {
+            "seat": _seat("the seat that drew or folded"),
+            "count": _int("cards discarded: 0 to 4, or 5 when folding", 0, 5),
+            "fold": _bool("the player folded (all five thrown in)"),
+            "to": _to("the next seat to draw, or the first betting part opened", ["draw", "bet_name"], "maybe"),
+        },
+        private=_secret(
+            "the drawing seat's cards",
+            _obj(
+                "the cards that left and entered the hand",
+                {
+                    "discarded": _cards("the cards discarded (all five when folding)", 0, 5),
+                    "drawn": _cards("the cards drawn (none when folding)", 0, 4),
+                },
+            ),
+        ),
+    ),
+    "Folded": _event(
+        "A player folds against the Dealer's bet, or the Dealer folds rather than match the raises or the extra "
+        "bets (the Dealership is then auctioned).",
+        {
+            "seat": _seat("the seat that folded"),
+            "reason": _enum(
+                "declined-bet (a player against the bet), dealer-declined-raise, dealer-declined-extra",
+                ["declined-bet", "dealer-declined-raise", "dealer-declined-extra"],
+            ),
+            "to": _to(
+                "declined-bet only: the next turn; null when the betting part is over",
+                ["bet_respond", "bet_dealer"],
+                nullable=True,
+            ),
+        },
+        ("to",),
+    ),
+    "BetNamed": _event(
+        "The Dealer names the bet the others must match (it pays it into the Pot).",
+        {
+            "seat": _seat("the Dealer"),
+            "amount": _chip("the bet (0 allowed)"),
+            "paid": _chip("what the Dealer paid into the Pot: the bet"),
+            "to": _to("the Elder (or first player in) answers", ["bet_respond"]),
+        },
+    ),
+    "Matched": _event(
+        "A player matches the Dealer's bet, maybe raising.",
+        {
+            "seat": _seat("the seat that matched"),
+            "amount": _chip("the bet matched"),
+            "raise": _chip("the raise on top (0: none)"),
+            "paid": _chip("what it paid into the Pot: bet plus raise"),
+            "to": _to(
+                "the next player, or the Dealer facing the raises; null when the part is over",
+                ["bet_respond", "bet_dealer"],
+                nullable=True,
+            ),
+        },
+    ),
+    "RaiseMatched": _event(
+        "The Dealer matches the collective raise.",
+        {
+            "seat": _seat("the Dealer"),
+            "amount": _chip("the sum of the raises", 1),
+            "paid": _chip("what it paid into the Pot", 1),
+        },
+    ),
+    "PartOpened": _event(
+        "The next part of a betting round begins: the Dealer names a bet again.",
+        {
+            "round": _int("the betting round: 1 or 2", 1, 2),
+            "part": _int("the part opened: 2 or 3", 2, 3),
+            "to": _to("the Dealer names the bet", ["bet_name"], "open"),
+        },
+    ),
+    "DealerDealt": _event(
+        "The first betting round is over: the Dealer takes its second five face down; the others now buy.",
+        {
+            "seat": _seat("the Dealer"),
+            "count": _int("cards taken: always 5", 5, 5),
+            "to": _to("the first player buys", ["buy"], "null"),
+        },
+        private=_secret(
+            "the Dealer's cards", _obj("the Dealer's second five", {"cards": _cards("the five cards", 5, 5)})
+        ),
+    ),
+    "Bought": _event(
+        "A player buys cards face down from the Dealer, a Stake each.",
+        {
+            "seat": _seat("the buyer"),
+            "count": _int("cards bought now", 1, 5),
+            "paid": _chip("what it paid into the Pot", 1),
+            "to": _to("the same player buys on, or (five bought) makes its extra bet", ["buy", "extra"]),
+        },
+        private=_secret("the buyer's cards", _obj("the cards bought", {"cards": _cards("the cards bought", 1, 5)})),
+    ),
+    "Stood": _event(
+        "A player stops buying: the rest of its second five are dealt face up, public from now on.",
+        {
+            "seat": _seat("the player"),
+            "up": _cards("the cards dealt face up (none when it bought all five)", 0, 5),
+            "to": _to("the same player makes its extra bet", ["extra"]),
+        },
+    ),
+    "ExtraBet": _event(
+        "A player makes its extra bet, which only the Dealer must match; under rules 3 it lies in front of the player.",
+        {
+            "seat": _seat("the player"),
+            "amount": _chip("the extra bet (0 allowed)"),
+            "paid": _chip("what went into the Pot now: 0 under rules 3, the extra bet under rules 1 and 2"),
+            "front": _chip("present under rules 3: the chips put in front of the player"),
+            "to": _to("the next player buys, or the Dealer faces the extra bets", ["buy", "dealer_extra"]),
+        },
+        ("front",),
+    ),
+    "ExtraMatched": _event(
+        "The Dealer matches the other players' extra bets; the second betting round begins.",
+        {
+            "seat": _seat("the Dealer"),
+            "amount": _chip("the others' extra bets matched"),
+            "paid": _chip("what it paid into the Pot"),
+            "pooled": _by_seat(
+                "chips of that player's extra bet moved from in front of it into the Pot; present under rules 3 when "
+                "any",
+                _chip("chips pooled", 1),
+            ),
+            "to": _to("the Dealer names the bet of part 1", ["bet_name"], "open"),
+        },
+        ("pooled",),
+    ),
+    "DealershipPassed": _event(
+        "The Dealer gives the Dealership away instead of matching the extra bets: it is offered from the Elder.",
+        {"seat": _seat("the Dealer"), "to": _to("the Elder is offered the Dealership", ["offer"])},
+    ),
+    "DealershipDeclined": _event(
+        "A player declines the Dealership offered; it passes on, or (the last) the round ends.",
+        {
+            "seat": _seat("the player"),
+            "to": _to("the next player offered it; absent when it was the last (the round ends)", ["offer"]),
+        },
+        ("to",),
+    ),
+    "DealerChanged": _event(
+        "A new Dealer: the player who accepted the Dealership (matching the extra bets) or won the auction.",
+        {
+            "dealer": _seat("the new Dealer"),
+            "order": _seats("the new precedence: Dealer, Elder, ..., Younger", MIN_PLAYERS),
+            "how": _enum("accepted (the Dealership offered) or auction", ["accepted", "auction"]),
+            "paid": _chip("what it paid into the Pot: the others' extra bets (accepted); 0 after an auction"),
+            "pooled": _by_seat(
+                "chips of that player's extra bet moved into the Pot; present under rules 3 when any (accepted)",
+                _chip("chips pooled", 1),
+            ),
+            "to": _to(
+                "present when accepted (the new Dealer names the bet) or after an auction opened by extra bets (the "
+                "new Dealer faces them); absent otherwise",
+                ["bet_name", "dealer_extra"],
+                "maybe",
+            ),
+        },
+        ("pooled", "to"),
+    ),
+    "AuctionOpened": _event(
+        "The Dealer has folded: the Dealership is auctioned among the players still in.",
+        {
+            "active": _seats("the bidders, Elder first", 1),
+            "after": _const(
+                "present when the Dealer folded facing extra bets: the new Dealer then faces them", "extra_bets"
+            ),
+            "to": _to("the first bidder", ["auction"]),
+        },
+        ("after",),
+    ),
+    "Bid": _event(
+        "A player bids for the Dealership (its total bid; the increase is paid into the Pot at once).",
+        {
+            "seat": _seat("the bidder"),
+            "amount": _chip("its total bid", 1),
+            "paid": _chip("what it paid into the Pot now", 1),
+            "to": _to("the next bidder; null when the auction is over", ["auction"], nullable=True),
+        },
+    ),
+    "BidDeclined": _event(
+        "A player leaves the auction; its bids stay in the Pot.",
+        {
+            "seat": _seat("the player"),
+            "bid": _chip("its total bid so far (0 if none)"),
+            "to": _to("the next bidder; null when the auction is over", ["auction"], nullable=True),
+        },
+    ),
+    "RoundEnded": _event(
+        "The round is over: the winner takes the Pot (or nobody does and it carries over); the Showdown's hands "
+        "are shown.",
+        _ROUND_ENDED_FIELDS,
+        ("returned",),
+    ),
+    "MatchEnded": _event("The match is over: the bankrolls are the scores.", _OUTCOME_FIELDS),
+    "Declared": _event(
+        "A player declares a modifier's special card (or the server does, for a Sender of Eights dealt with wild "
+        "eights).",
+        {
+            "seat": _seat("the declaring seat"),
+            "modifier": _enum("the declaration", list(_DECLARABLE)),
+            "card": _card_item("the special card declared (rewild: the Lady, QS; elephants: the queen of coins)"),
+            "mode": _enum(
+                "lady and fate only: replace (a card offered takes its place), devalue (Lady, wild eights) or stop "
+                "(Fate, wild eights stop)",
+                ["replace", "devalue", "stop"],
+            ),
+            "zeroes": _seat("fate in mode replace only: the seat whose aces now count zero (the Lady's player)"),
+            "from": _card_item("atuin only: the card giving eight points"),
+            "to": _card_item("atuin only: the card receiving them"),
+            "cards": _cards("elephants only: the four cards declared with the queen of coins", 4, 4),
+            "death_holder": _seat(
+                "archchancellor only: the seat made to show Death; null when nobody in holds it", True
+            ),
+            "jack_wild": _bool("archchancellor only: nobody holds Death, so the jack of staves is wild"),
+            "forced": _const("sender only, present when the server declared it as dealt (#8ii): true", True),
+            "pending": {
+                "oneOf": [_PENDING_CHOOSE, _PENDING_REVEAL],
+                "description": "present when the game now waits: the declarer chooses a replacement (mode replace), "
+                "or the others reveal a card (archchancellor with Death in play)",
+            },
+        },
+        ("mode", "zeroes", "from", "to", "cards", "death_holder", "jack_wild", "forced", "pending"),
+        private=_secret(
+            "present in mode replace only: the declarer's two cards offered",
+            _obj("the offer", {"offer": _cards("the two top cards of the deck, one to keep", 2, 2)}),
+        ),
+    ),
+    "ReplacementChosen": _event(
+        "The declarer of the Lady or Fate keeps one of the two cards offered in its place; the special card stays on "
+        "the table.",
+        {
+            "seat": _seat("the seat that chose"),
+            "card": _card_item("the special card replaced: the Lady (QS) or Fate (CK)"),
+            "index": _int("which of the two cards offered was kept: 0 or 1", 0, 1),
+            "kept": _card_item("present when the special card was face up: the card kept, face up in its place"),
+        },
+        ("kept",),
+        private=_secret(
+            "the chooser's cards",
+            _obj(
+                "the choice",
+                {"kept": _card_item("the card kept"), "rejected": _card_item("the card discarded")},
+            ),
+        ),
+    ),
+    "CardRevealed": _event(
+        "#10ii: a player shows one undisclosed card, as the Archchancellor demands.",
+        {"seat": _seat("the seat revealing"), "card": _card_item("the card shown")},
+    ),
+    "ShowdownOpened": _event(
+        "With modifiers: the Showdown begins, a sequence of duels in this order.",
+        {
+            "order": _seats("the players in the Showdown, Elder first, Dealer last", 1),
+            "to": _to(
+                "the first declaration turn; null when nothing can be declared (the duels play out at once)",
+                ["predeclare"],
+                nullable=True,
+            ),
+        },
+    ),
+    "Ready": _event(
+        "A player declares nothing more before the Showdown.",
+        {
+            "seat": _seat("the player"),
+            "to": _to("the next player's turn; null when all are ready", ["predeclare"], nullable=True),
+        },
+    ),
+    "ChallengerCalled": _event(
+        "The next player is called to duel the player holding the table.",
+        {"seat": _seat("the challenger"), "to": _to("the challenger's turn", ["showdown"])},
+    ),
+    "HandShown": _event(
+        "A player lays its hand on the table, as the server arranged it.",
+        {
+            "seat": _seat("the player"),
+            "role": _enum("holder (the first hand, holding the table) or challenger", ["holder", "challenger"]),
+            "cards": _cards("the ten cards of the hand", _HAND, _HAND),
+            "arrangement": _MOD_ARRANGEMENT,
+        },
+    ),
+    "Compared": _event(
+        "The holder's and the challenger's hands are compared; the loser may answer with a declaration.",
+        {
+            "holder": _seat("the seat holding the table"),
+            "challenger": _seat("the challenger"),
+            "winner": _seat("the seat winning now"),
+            "loser": _seat("the seat losing now"),
+            "how": _enum(
+                "value (better hand), precedence (complete tie), crippled (#0), out-crippled (a longer run beat "
+                "the crippler), crippler (the crippler keeps winning)",
+                _HOWS,
+            ),
+            "hands": _by_seat("that duelist's hand as arranged now", _MOD_ARRANGEMENT),
+            "crippler": _CRIPPLER,
+            "to": _to(
+                "the loser's answer turn; null when it gets none (no declaration possible, or crippled)",
+                ["answer"],
+                nullable=True,
+            ),
+        },
+    ),
+    "Conceded": _event("A player concedes the duel.", {"seat": _seat("the player")}),
+    "DuelEnded": _event(
+        "A duel is over: the winner holds the table against the next player.",
+        {
+            "winner": _seat("the winner"),
+            "loser": _seat("the loser"),
+            "how": _enum("how it was decided (see Compared; conceded: the loser conceded)", [*_HOWS, "conceded"]),
+        },
+    ),
+}
 
 
 # ------------------------------------------------------------------- words

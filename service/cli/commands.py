@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import os
 import signal
 import subprocess
@@ -173,10 +174,18 @@ def openapi() -> None:
 @main.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--quiet", is_flag=True, help="Print nothing; the exit status tells (0 verified, 1 not)")
-def verify(file: Path, quiet: bool) -> None:
+@click.option(
+    "--sealed",
+    is_flag=True,
+    help="Also require this service's seal (NAIPES_SECRET, or the data folder's secret): a log anyone rewrote "
+    "with a fresh chain, results included, fails",
+)
+def verify(file: Path, quiet: bool, sealed: bool) -> None:
     """Check an exported game (JSON Lines from GET /games/{id}/export) offline:
     the hash chain, every deal commitment against its reveal, and that
-    folding the events gives the recorded outcome.  Names the first broken link."""
+    folding the events gives the recorded outcome.  Names the first broken link.
+    A chain proves the log unchanged since it was written, not who wrote it:
+    --sealed checks the export's seal with the service secret."""
     from service.core.verify import verify_export
 
     lines = file.read_bytes().splitlines()
@@ -188,6 +197,19 @@ def verify(file: Path, quiet: bool) -> None:
             done[0] = n
 
         report = verify_export(lines, progress)
+    if sealed and report["ok"]:
+        from service.core.house_secret import HouseSecret
+        from service.core.records import export_seal
+
+        header, chain = report["header"], report.get("chain") or {}
+        secret = HouseSecret(service_secret(data_dir()).encode())
+        expected = export_seal(secret, header.get("game_id"), chain.get("checked"), chain.get("head"))
+        if not (isinstance(header.get("seal"), str) and hmac.compare_digest(header["seal"], expected)):
+            report["ok"] = False
+            report["problems"].append(
+                "not sealed by this service: the export's seal does not match its game, version and head hash "
+                "under this service's secret (written elsewhere, or rewritten)"
+            )
     if not quiet:
         chain = report.get("chain") or {}
         header = report.get("header") or {}

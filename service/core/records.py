@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hmac
 import logging
 import threading
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from service.core import catalogue, facts, ids
 from service.core.appending import MAX_RETRIES
 from service.core.errors import ProblemError, not_found
 from service.core.games import check_distinct_players
+from service.core.house_secret import HouseSecret
 from service.core.identity import Viewer
 from service.core.verify import EXPORT_FORMAT, verify_export
 
@@ -69,6 +71,13 @@ def _refused_event(env: dict, why: str) -> ProblemError:
         event=etype,
         version=version,
     )
+
+
+def export_seal(secret: HouseSecret, game_id: object, version: object, head_hash: object) -> str:
+    """A service's word that it wrote the log of ``game_id`` up to ``version`` ending in ``head_hash``: an
+    HMAC of its secret.  A chain of hashes proves a log unchanged since it was written, not who wrote it,
+    and anyone may write a chain."""
+    return secret.hex("export-seal", game_id, version, head_hash)
 
 
 class Records:
@@ -179,6 +188,16 @@ class Records:
             body["hand"] = data.get("hand")
         return {"type": tables.ADJUDICATED, "data": body}
 
+    def seal(self, game_id: str, version: int, head_hash: str) -> str:
+        """This service's word that it wrote the log of ``game_id`` up to ``version`` ending in ``head_hash``
+        (:func:`export_seal`)."""
+        return export_seal(self.naipes.secret, game_id, version, head_hash)
+
+    def sealed(self, header: dict, version: int, head_hash: str) -> bool:
+        """Whether an export's header carries this service's seal over the log that follows it."""
+        seal = header.get("seal")
+        return isinstance(seal, str) and hmac.compare_digest(seal, self.seal(header["game_id"], version, head_hash))
+
     def export_lines(self, game_id: str):
         """The whole log as JSON Lines: a header, then every envelope whole."""
         table = self.naipes.tables.table(game_id, fresh=True)  # one version: the header and the lines agree on it
@@ -193,6 +212,7 @@ class Records:
                     "head_hash": table["hash"],
                     "outcome": tables.outcome(table),
                     "exported_at": now_iso(),
+                    "seal": self.seal(game_id, table["version"], table["hash"]),
                 }
             )
             + b"\n"
@@ -256,6 +276,7 @@ class Records:
             "source_head_hash": table["hash"],
             "exported_at": header.get("exported_at") if isinstance(header.get("exported_at"), str) else None,
             "review_events": len(review),
+            "sealed": self.sealed(header, table["version"], table["hash"]),
         }
         self.naipes.visibility.write_meta(game_id, owner=viewer.key_id if viewer else None, origin=origin)
         try:

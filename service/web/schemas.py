@@ -160,6 +160,19 @@ class MoveTypeSchema(ma.Schema):
     )
 
 
+class EventShapeSchema(ma.Schema):
+    description = fields.String(required=True, metadata={"description": "What the event means at the table"})
+    data = fields.Dict(required=True, metadata={"description": "JSON Schema (2020-12) of the event's public `data`"})
+    private = fields.Dict(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "JSON Schema (2020-12) of the event's whole `private` part (keyed by seat, or `deal`: "
+            "a caller sees only the parts it may); null: the event never has one"
+        },
+    )
+
+
 class GameDescriptionSchema(GameTypeSchema):
     card_pattern = fields.String(
         required=True, metadata={"description": "A regular expression every card code matches"}
@@ -171,6 +184,23 @@ class GameDescriptionSchema(GameTypeSchema):
     events = fields.List(fields.String(), required=True, metadata={"description": "Every event type of the game's log"})
     languages = fields.List(
         fields.String(), required=True, metadata={"description": "The languages of labels (Accept-Language)"}
+    )
+    view_schema = fields.Dict(
+        required=True,
+        metadata={
+            "description": "JSON Schema (2020-12) of `state` in GET /games/{game_id} for this game, whoever asks "
+            "(each property says what it means and for whom it is there); the contract's component <Game>View "
+            "(DalmutiView ...) says the same"
+        },
+    )
+    event_schemas = fields.Dict(
+        keys=fields.String(),
+        values=fields.Nested(EventShapeSchema),
+        required=True,
+        metadata={
+            "description": "Every event type of the game's log -> what it means and the shapes of its parts (the "
+            "contract's components <Game><Type>Data and <Game><Type>Private say the same)"
+        },
     )
 
 
@@ -316,6 +346,14 @@ class ProvenanceSchema(ma.Schema):
     review_events = fields.Integer(
         metadata={"description": "Review events in the imported log (rulings made elsewhere)"}
     )
+    sealed = fields.Boolean(
+        metadata={
+            "description": "true: the export carried this service's seal over its game id, version and head hash "
+            "(an HMAC of the service secret): this service wrote that log, unchanged since. false: written "
+            "elsewhere, or rewritten: a chain of hashes proves a log unchanged since it was written, not who "
+            "wrote it, and anyone can write a chain that verifies (results included)"
+        }
+    )
 
 
 class ViewerSchema(ma.Schema):
@@ -354,7 +392,17 @@ class GameViewSchema(ma.Schema):
     options = fields.Dict(required=True)
     created_at = fields.String(required=True)
     updated_at = fields.String(required=True)
-    state = fields.Dict(required=True, metadata={"description": "The game as this viewer may see it"})
+    state = fields.Dict(
+        required=True,
+        metadata={
+            "description": "The game as this viewer may see it: for the game type `game`, its component "
+            "(DalmutiView, MuerteView, CegoView, OnionView), where every field says what it means and for whom "
+            "it is there",
+            "oneOf": [
+                {"$ref": "#/components/schemas/" + _name + "View"} for _name in ("Dalmuti", "Muerte", "Cego", "Onion")
+            ],
+        },
+    )
     embargo = fields.Nested(
         EmbargoSchema,
         allow_none=True,
@@ -410,8 +458,19 @@ class EventSchema(ma.Schema):
     type = fields.String(required=True)
     time = fields.String(required=True)
     actor = fields.String(required=True, metadata={"description": "seat:<n>, system, worker or integrator"})
-    data = fields.Dict(required=True, metadata={"description": "The public part"})
-    private = fields.Dict(metadata={"description": "Seat -> secret part; only the parts the caller may see"})
+    data = fields.Dict(
+        required=True,
+        metadata={
+            "description": "The public part. Its shape, by the game and `type`: the component <Game><Type>Data "
+            "(DalmutiPlayedData, CegoTurnTimedOutData ...), also in GET /game-types/{game} `event_schemas`"
+        },
+    )
+    private = fields.Dict(
+        metadata={
+            "description": "Seat -> secret part (and `deal`: the deal's secret, for a caller who sees everything); "
+            "only the parts the caller may see. Its shape: the component <Game><Type>Private"
+        }
+    )
     rules = fields.String(metadata={"description": "Rules version that produced the event"})
     prev_hash = fields.String(required=True)
     hash = fields.String(
@@ -717,8 +776,8 @@ def openapi_schema(schema: dict) -> dict:
             return {**target, **convert(rest, depth + 1)} if rest else target
         out: dict = {}
         for key, value in node.items():
-            if key in _DROPPED or key in ("if", "then", "else"):
-                continue
+            if key in _DROPPED or key in ("if", "then", "else") or (key == "required" and not value):
+                continue  # (an empty ``required``, which says nothing, is not valid OpenAPI 3.0)
             if key in _UNSUPPORTED:
                 raise ValueError(f"OpenAPI 3.0 has no {key}")
             if key == "const":
@@ -759,6 +818,14 @@ def openapi_schema(schema: dict) -> dict:
                 out["anyOf"] = branches
             else:
                 out.setdefault("allOf", []).append({"anyOf": branches})
+        if out.get("nullable") and "type" in out and ("anyOf" in out or "oneOf" in out):
+            # a nullable union says its type, and its null, in each branch too: client generators read
+            # ``type`` beside ``anyOf`` as a union of its own and lose the null, and a validator of 3.0
+            # takes ``nullable`` only beside a ``type``
+            kind = out.pop("type")
+            for branch in (*out.get("anyOf", ()), *out.get("oneOf", ())):
+                branch.setdefault("type", kind)
+                branch["nullable"] = True
         if "enum" in out and "type" not in out and len({_type_of(v) for v in out["enum"]}) == 1:
             out["type"] = _type_of(out["enum"][0])  # what the values are, said for OpenAPI's tools
         return out
@@ -816,9 +883,35 @@ def move_components() -> dict[str, dict]:
     return out
 
 
+def shape_components() -> dict[str, dict]:
+    """Component name -> OpenAPI schema: each game's view (DalmutiView ...) and the public and secret
+    parts of each of its event types (DalmutiPlayedData, DalmutiHandDealtPrivate ...), from the JSON
+    Schemas GET /game-types/{game} gives."""
+    out: dict[str, dict] = {}
+    for game in catalogue.game_types():
+        gid = game["id"]
+        described = catalogue.describe_game(gid)
+        out[_camel(gid) + "View"] = {
+            **openapi_schema(described["view_schema"]),
+            "description": f"`state` of a {game['title']} game (`{gid}`), as GET /games/{{game_id}} shows it to "
+            "whoever asks: a seat sees its own cards, a spectator the public table, a caller who sees everything "
+            "every hand (each field says for whom it is there). Cards are codes (GET /game-types/{game} deck).",
+        }
+        for kind, shape in sorted(described["event_schemas"].items()):
+            for part in ("data", "private"):
+                if shape[part] is not None:
+                    what = "public `data`" if part == "data" else "secret `private` part"
+                    out[_camel(gid) + _camel(kind) + _camel(part)] = {
+                        **openapi_schema(shape[part]),
+                        "description": f"{game['title']}, {kind}: {shape['description']}. The event's {what}.",
+                    }
+    return out
+
+
 class MovesPlugin(BasePlugin):
     """Adds the typed moves to the contract: their components, and ``Move`` (the component of
-    :class:`MoveSchema`, which still reads the body) as the union of the games' unions."""
+    :class:`MoveSchema`, which still reads the body) as the union of the games' unions; and the
+    shapes of each game's view and events."""
 
     def init_spec(self, spec):
         super().init_spec(spec)
@@ -826,6 +919,8 @@ class MovesPlugin(BasePlugin):
         for name, schema in self.components.items():
             if name != "Move":
                 spec.components.schema(name, schema)
+        for name, schema in shape_components().items():
+            spec.components.schema(name, schema)
 
     def schema_helper(self, name, definition, **kwargs):
         schema = kwargs.get("schema")
