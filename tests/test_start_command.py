@@ -81,6 +81,7 @@ def test_start_serves_a_timed_game_to_its_end_and_stops_cleanly(tmp_path):
         out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0, out
     assert "naipes stopped." in out
+    assert "Traceback" not in out, out  # Ctrl-C stops the parts in order, none meets it mid-request
 
 
 def _launch(data, port: int) -> tuple[subprocess.Popen, str, str]:

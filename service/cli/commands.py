@@ -100,10 +100,14 @@ def start(bind: str, appendfsync: str) -> None:
             ],
             cwd=ROOT,
             env=env,
+            process_group=0,
         ),
-        subprocess.Popen([sys.executable, "-m", "workers", "timers"], cwd=ROOT, env=env),
-        subprocess.Popen([sys.executable, "-m", "workers", "bots"], cwd=ROOT, env=env),  # bots think apart
+        subprocess.Popen([sys.executable, "-m", "workers", "timers"], cwd=ROOT, env=env, process_group=0),
+        # bots think apart
+        subprocess.Popen([sys.executable, "-m", "workers", "bots"], cwd=ROOT, env=env, process_group=0),
     ]
+    # (each part in a process group of its own: a terminal's Ctrl-C reaches this process alone, which
+    # stops the parts in order with SIGTERM, instead of each part meeting the SIGINT mid-request)
     stopping = False
 
     def stop(*_):
@@ -112,6 +116,7 @@ def start(bind: str, appendfsync: str) -> None:
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, stop)  # the terminal closed: the parts, in groups of their own, stop too
     click.echo(f"naipes is serving at http://{bind}")
     click.echo(f"integrator key: {keys[0]}")
     click.echo("Ctrl-C stops everything.")
