@@ -44,6 +44,7 @@ from domain.phrases import LANGUAGES
 from domain.phrases import check_language as _lang
 from domain.phrases import join as _join
 from domain.phrases import seat_name as _who
+from domain.shapes import obj as _obj
 
 CARD_PATTERN = r"^[OCEB](?:[1-9]|1[0-2])$"
 
@@ -401,17 +402,6 @@ def _team(description: str, nullable: bool = False) -> dict:
     if nullable:
         return {"type": ["string", "null"], "enum": [*_TEAM_IDS, None], "description": description}
     return {"type": "string", "enum": list(_TEAM_IDS), "description": description}
-
-
-def _obj(description: str, properties: dict, optional: tuple[str, ...] = (), nullable: bool = False) -> dict:
-    """An object with fixed keys: all of ``properties`` required but ``optional``."""
-    return {
-        "type": ["object", "null"] if nullable else "object",
-        "description": description,
-        "properties": properties,
-        "required": [k for k in properties if k not in optional],
-        "additionalProperties": False,
-    }
 
 
 def _per_seat(description: str, item: dict, most: int = MAX_PLAYERS) -> dict:

@@ -62,6 +62,7 @@ from domain.onion.hands.profile import POS_FOOL
 from domain.phrases import check_language as _check_lang
 from domain.phrases import join
 from domain.phrases import seat_name as _name
+from domain.shapes import obj as _obj
 
 # ---------------------------------------------------------------------- cards
 
@@ -642,17 +643,6 @@ def _enum(description: str, values: list, nullable: bool = False) -> dict:
 
 def _const(description: str, value: Any) -> dict:
     return {"type": "string" if isinstance(value, str) else "boolean", "const": value, "description": description}
-
-
-def _obj(description: str, properties: dict, optional: tuple[str, ...] = (), nullable: bool = False) -> dict:
-    """An object with fixed keys: all of ``properties`` required but ``optional``."""
-    return {
-        "type": ["object", "null"] if nullable else "object",
-        "description": description,
-        "properties": properties,
-        "required": [k for k in properties if k not in optional],
-        "additionalProperties": False,
-    }
 
 
 # ------------------------------------------------------------ shared parts
