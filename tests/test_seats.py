@@ -194,6 +194,7 @@ def test_refused_claims_give_no_token(client, integrator):
     assert _claim(client, gid, 1, inv[1], "ana", status=409)["type"].endswith("name-taken")
     assert _claim(client, "0123456789abcdef", 1, inv[1], "bea", status=404)["type"].endswith("game-not-found")
     assert _claim(client, gid, "x", inv[1], "bea", status=422)["type"].endswith("bad-seat")
+    assert _claim(client, gid, "01", inv[1], "bea", status=422)["type"].endswith("bad-seat")  # written one way
     r = client.post(f"/games/{gid}/seats/1/claim", json={}, headers=bearer(inv[1]))
     assert r.status_code == 422 and r.mimetype == "application/problem+json"
     r = client.post(f"/games/{gid}/seats/1/claim", json={"player": "b\x07"}, headers=bearer(inv[1]))

@@ -33,7 +33,7 @@ SEAT_PARAMETER = {
     "name": "seat",
     "required": True,
     "schema": {"type": "integer", "minimum": 0},
-    "description": "A seat of the game, from 0",
+    "description": "A seat of the game, from 0 (written without leading zeros)",
 }
 
 
@@ -66,8 +66,10 @@ def invitation(_args: dict) -> Viewer:
 
 def _seat(raw: str) -> int:
     """The seat of the path: a number (which the game's seats bound: see service.core.seats)."""
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 9):
-        raise ProblemError(422, "No such seat", f"a seat is a number from 0, not '{raw[:20]}'", "bad-seat")
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 9) or (raw != "0" and raw.startswith("0")):
+        raise ProblemError(
+            422, "No such seat", f"a seat is a number from 0, without leading zeros, not '{raw[:20]}'", "bad-seat"
+        )
     return int(raw)
 
 
