@@ -74,7 +74,17 @@ def conforms(method: str, path_template: str, response) -> None:
     if not content:
         return
     assert response.mimetype in content, (response.mimetype, list(content))
-    jsonschema.validate(response.get_json(), _schema(content[response.mimetype]["schema"]))
+    key = (method, path_template, status, response.mimetype)
+    if key not in _VALIDATORS:  # resolved and checked once: the views' schemas are large
+        schema = _schema(content[response.mimetype]["schema"])
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        _VALIDATORS[key] = cls(schema)
+    error = jsonschema.exceptions.best_match(_VALIDATORS[key].iter_errors(response.get_json()))
+    assert error is None, f"{method.upper()} {path_template} {status}: {error.message} at {list(error.absolute_path)}"
+
+
+_VALIDATORS: dict[tuple[str, str, str, str], object] = {}
 
 
 def test_responses_of_a_played_game_conform_to_the_contract(client, integrator):
