@@ -250,7 +250,9 @@ def test_an_export_carries_this_services_seal_and_only_an_unchanged_log_keeps_it
     assert r.status_code == 201 and r.get_json()["provenance"]["sealed"] is False
 
 
-def test_naipes_verify_sealed_fails_a_rewritten_log_that_verifies_as_a_chain(client, service, integrator, tmp_path):
+def test_naipes_verify_with_the_published_key_fails_a_rewritten_log_that_verifies_as_a_chain(
+    client, service, integrator, tmp_path
+):
     import os
     import subprocess
     from pathlib import Path
@@ -270,6 +272,12 @@ def test_naipes_verify_sealed_fails_a_rewritten_log_that_verifies_as_a_chain(cli
         return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
 
     assert verify(rewritten).returncode == 0  # a chain anyone can write
-    assert verify(genuine, "--sealed").returncode == 0
-    refused = verify(rewritten, "--sealed")
-    assert refused.returncode == 1 and "not sealed by this service" in refused.stdout, refused.stdout
+    published = client.get("/seal-key").get_json()  # anyone may ask, and check with it offline
+    assert published["algorithm"] == "Ed25519" and header["seal_key"] == published["public_key"]
+    for check in (("--key", published["public_key"]), ("--sealed",)):
+        assert verify(genuine, *check).returncode == 0, check
+        refused = verify(rewritten, *check)
+        assert refused.returncode == 1 and "not sealed by this service" in refused.stdout, refused.stdout
+    # a forger's own key, put in the file, proves nothing: the key is the published one
+    other = service.secret.__class__(b"another service's secret, 32 bytes or more").public_key()
+    assert verify(genuine, "--key", other).returncode == 1

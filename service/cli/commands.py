@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 import os
 import signal
 import subprocess
@@ -180,17 +179,24 @@ def openapi() -> None:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--quiet", is_flag=True, help="Print nothing; the exit status tells (0 verified, 1 not)")
 @click.option(
+    "--key",
+    "seal_key",
+    metavar="PUBLIC_KEY",
+    help="Also require the seal of the service whose key this is (`public_key` of its GET /seal-key): a log "
+    "anyone rewrote with a fresh chain, results included, fails",
+)
+@click.option(
     "--sealed",
     is_flag=True,
-    help="Also require this service's seal (NAIPES_SECRET, or the data folder's secret): a log anyone rewrote "
-    "with a fresh chain, results included, fails",
+    help="Also require this deployment's own seal (its key derived from NAIPES_SECRET, or the data folder's secret)",
 )
-def verify(file: Path, quiet: bool, sealed: bool) -> None:
+def verify(file: Path, quiet: bool, seal_key: str | None, sealed: bool) -> None:
     """Check an exported game (JSON Lines from GET /games/{id}/export) offline:
     the hash chain, every deal commitment against its reveal, and that
     folding the events gives the recorded outcome.  Names the first broken link.
     A chain proves the log unchanged since it was written, not who wrote it:
-    --sealed checks the export's seal with the service secret."""
+    --key (or --sealed) checks the export's seal, the signature of the service
+    that wrote it."""
     from service.core.verify import verify_export
 
     lines = file.read_bytes().splitlines()
@@ -202,18 +208,17 @@ def verify(file: Path, quiet: bool, sealed: bool) -> None:
             done[0] = n
 
         report = verify_export(lines, progress)
-    if sealed and report["ok"]:
+    if (sealed or seal_key) and report["ok"]:
         from service.core.house_secret import HouseSecret
-        from service.core.records import export_seal
+        from service.core.records import seal_holds
 
         header, chain = report["header"], report.get("chain") or {}
-        secret = HouseSecret(service_secret(data_dir()).encode())
-        expected = export_seal(secret, header.get("game_id"), chain.get("checked"), chain.get("head"))
-        if not (isinstance(header.get("seal"), str) and hmac.compare_digest(header["seal"], expected)):
+        key = seal_key or HouseSecret(service_secret(data_dir()).encode()).public_key()
+        if not seal_holds(key, header.get("seal"), header.get("game_id"), chain.get("checked"), chain.get("head")):
             report["ok"] = False
             report["problems"].append(
-                "not sealed by this service: the export's seal does not match its game, version and head hash "
-                "under this service's secret (written elsewhere, or rewritten)"
+                "not sealed by this service: the export's seal is not that key's signature of its game, version "
+                "and head hash (written elsewhere, or rewritten)"
             )
     if not quiet:
         chain = report.get("chain") or {}

@@ -29,6 +29,8 @@ import secrets
 from pathlib import Path
 
 import redis
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 SECRET_KEY = "naipes:secret"
 MIN_LENGTH = 32
@@ -56,6 +58,16 @@ class HouseSecret:
 
     def hex(self, label: str, *parts: object) -> str:
         return self.derive(label, *parts).hex()
+
+    def signing_key(self) -> Ed25519PrivateKey:
+        """The service's Ed25519 key, derived from the secret: every process of a deployment signs alike,
+        and anyone checks with :meth:`public_key`."""
+        return Ed25519PrivateKey.from_private_bytes(self.derive("export-signing"))
+
+    def public_key(self) -> str:
+        """The service's public key (raw, base64): what GET /seal-key publishes."""
+        raw = self.signing_key().public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        return base64.b64encode(raw).decode()
 
     def token(self, label: str, *parts: object) -> str:
         """A URL-safe token of 32 characters (192 bits) derived from the secret."""

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
 import contextlib
-import hmac
 import logging
 import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from domain import registry, wire
 from domain import table as tables
@@ -73,11 +76,29 @@ def _refused_event(env: dict, why: str) -> ProblemError:
     )
 
 
+def sealed_text(game_id: object, version: object, head_hash: object) -> bytes:
+    """What an export's seal signs: the game, its version and its head hash (which the chain binds to
+    every event before it)."""
+    return f"naipes export\n{game_id}\n{version}\n{head_hash}".encode()
+
+
 def export_seal(secret: HouseSecret, game_id: object, version: object, head_hash: object) -> str:
     """A service's word that it wrote the log of ``game_id`` up to ``version`` ending in ``head_hash``: an
-    HMAC of its secret.  A chain of hashes proves a log unchanged since it was written, not who wrote it,
-    and anyone may write a chain."""
-    return secret.hex("export-seal", game_id, version, head_hash)
+    Ed25519 signature (base64) by its key, which GET /seal-key publishes.  A chain of hashes proves a log
+    unchanged since it was written, not who wrote it, and anyone may write a chain."""
+    return base64.b64encode(secret.signing_key().sign(sealed_text(game_id, version, head_hash))).decode()
+
+
+def seal_holds(public_key: str, seal: object, game_id: object, version: object, head_hash: object) -> bool:
+    """Whether ``seal`` is the signature, by the key ``public_key`` (base64), of that game's log."""
+    if not isinstance(seal, str) or not isinstance(public_key, str):
+        return False
+    try:
+        key = Ed25519PublicKey.from_public_bytes(base64.b64decode(public_key, validate=True))
+        key.verify(base64.b64decode(seal, validate=True), sealed_text(game_id, version, head_hash))
+    except (ValueError, InvalidSignature):
+        return False
+    return True
 
 
 class Records:
@@ -195,8 +216,8 @@ class Records:
 
     def sealed(self, header: dict, version: int, head_hash: str) -> bool:
         """Whether an export's header carries this service's seal over the log that follows it."""
-        seal = header.get("seal")
-        return isinstance(seal, str) and hmac.compare_digest(seal, self.seal(header["game_id"], version, head_hash))
+        public = self.naipes.secret.public_key()
+        return seal_holds(public, header.get("seal"), header["game_id"], version, head_hash)
 
     def export_lines(self, game_id: str):
         """The whole log as JSON Lines: a header, then every envelope whole."""
@@ -213,6 +234,7 @@ class Records:
                     "outcome": tables.outcome(table),
                     "exported_at": now_iso(),
                     "seal": self.seal(game_id, table["version"], table["hash"]),
+                    "seal_key": self.naipes.secret.public_key(),
                 }
             )
             + b"\n"

@@ -1,4 +1,4 @@
-"""The health route: Redis, the RQ workers and the deadline scheduler."""
+"""The health route (Redis, the RQ workers and the deadline scheduler) and the service's public seal key."""
 
 from __future__ import annotations
 
@@ -26,6 +26,19 @@ class Health(MethodView):
         if not ok:
             raise ProblemError(503, "Redis unreachable", "the service cannot reach Redis", "unavailable")
         return json_response(health_details(app_service()))
+
+
+@blp.route("/seal-key")
+class SealKey(MethodView):
+    @blp.response(200, s.SealKeySchema)
+    @blp.doc(
+        security=[{}],
+        operationId="getSealKey",
+        summary="The public key this service signs its exports with: check an export's seal against it "
+        "(naipes verify --key), whoever you are",
+    )
+    def get(self):
+        return json_response({"algorithm": "Ed25519", "public_key": app_service().secret.public_key()})
 
 
 def health_details(svc) -> dict:

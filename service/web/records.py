@@ -84,10 +84,10 @@ class Export(MethodView):
         operationId="exportGame",
         summary="The whole log as JSON Lines (a header, then every event whole), for naipes verify and import",
         description="The header names the game, its version, its head hash and outcome, and carries `seal`: "
-        "this service's HMAC (of its secret) over the game id, version and head hash. A chain of hashes proves "
-        "a log unchanged since it was written, not who wrote it; the seal says this service wrote it. An import "
-        "here says whether the seal held (`provenance.sealed`), and `naipes verify --sealed` checks it where "
-        "the service secret is at hand.",
+        "this service's Ed25519 signature over the game id, version and head hash (and `seal_key`, the key it "
+        "says it is: check against GET /seal-key, not against the file). A chain of hashes proves a log "
+        "unchanged since it was written, not who wrote it; the seal says this service wrote it. An import here "
+        "says whether the seal held (`provenance.sealed`); `naipes verify --key <public key>` checks it anywhere.",
         responses={"200": {"description": "The log", "content": {NDJSON: {"schema": {"type": "string"}}}}},
     )
     def get(self, game_id):

@@ -349,10 +349,22 @@ class ProvenanceSchema(ma.Schema):
     sealed = fields.Boolean(
         metadata={
             "description": "true: the export carried this service's seal over its game id, version and head hash "
-            "(an HMAC of the service secret): this service wrote that log, unchanged since. false: written "
+            "(its signature, GET /seal-key): this service wrote that log, unchanged since. false: written "
             "elsewhere, or rewritten: a chain of hashes proves a log unchanged since it was written, not who "
             "wrote it, and anyone can write a chain that verifies (results included)"
         }
+    )
+
+
+class SealKeySchema(ma.Schema):
+    algorithm = fields.String(required=True, metadata={"description": "Ed25519", "example": "Ed25519"})
+    public_key = fields.String(
+        required=True,
+        metadata={
+            "description": "The raw public key, base64. An export's header carries `seal`: the signature (base64) "
+            "of the UTF-8 text `naipes export\\n<game_id>\\n<version>\\n<head_hash>`. The chain binds the head "
+            "hash to every event before it, so a seal that holds says this service wrote the whole log"
+        },
     )
 
 
