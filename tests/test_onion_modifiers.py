@@ -634,6 +634,9 @@ def test_10ii_and_9_archchancellor_brings_out_death_and_a_card_from_everyone():
     st = decl(st, 1, "archchancellor")
     assert st["mods"]["death"] == {"seat": 0, "forced": True} and not st["mods"]["jack_wild"]
     assert st["phase"] == "reveal" and st["turn"] == 2
+    # every viewer sees who reveals and who follows (the Declared event published the queue), not what
+    for viewer in (0, 1, "spectator"):
+        assert O.view(st, viewer)["modifiers"]["pending"] == {"kind": "reveal", "seat": 2, "queue": [2]}
     moves = O.legal_moves(st, 2)
     assert {m["card"] for m in moves} == set(DOUBLE2)
     assert O.timeout_move(st, 2) in moves

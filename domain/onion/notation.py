@@ -966,7 +966,13 @@ _MODIFIERS_VIEW = _obj(
             {
                 "kind": _enum("choose (a replacement for the Lady or Fate) or reveal (#10ii)", ["choose", "reveal"]),
                 "seat": _seat("the seat that must choose or reveal"),
+                "queue": _seats(
+                    "reveal: every seat still to reveal, in order, the one acting first (as the Declared event "
+                    "published it); absent for choose",
+                    1,
+                ),
             },
+            optional=("queue",),
             nullable=True,
         ),
         "showdown": _obj(

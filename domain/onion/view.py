@@ -86,7 +86,8 @@ def view(state: dict, viewer: Any) -> dict:
             sorted(_disclosed(state, s)) if s in state["in_round"] else [] for s in range(len(state["players"]))
         ],
         "on_table": [list(t) for t in m["table"]],
-        "pending": None if pend is None else {k: pend[k] for k in ("kind", "seat") if k in pend},
+        # who acts now and, for a reveal, who follows (public: the Declared event published the queue)
+        "pending": None if pend is None else {k: pend[k] for k in ("kind", "seat", "queue") if k in pend},
         "showdown": None
         if sd is None
         else {
