@@ -266,7 +266,6 @@ class Records:
                 max_events=MAX_IMPORT_EVENTS,
             )
         self._check_length(rows)
-        self._check_links(rows)
         report = verify_export(rows)
         header, envs = report["header"], report["events"]
         if isinstance(header, dict) and "game_id" in header and not ids.is_game_id(header["game_id"]):
@@ -343,39 +342,11 @@ class Records:
                 max_events=limit,
             )
 
-    @staticmethod
-    def _check_links(rows: list) -> None:
-        """An imported log names no other game: a rematch it made (``RematchCreated``) or a game it follows
-        (``rematch_of``) would be this store's games, whose seats a rematch hands out."""
-        for raw in rows[1:]:
-            text = raw if isinstance(raw, bytes) else raw.encode()
-            if b"RematchCreated" not in text and b"rematch_of" not in text:
-                continue
-            try:
-                env = loads(raw)
-            except Exception:  # noqa: BLE001 - verify_export names what cannot be read
-                return
-            if not isinstance(env, dict):
-                return
-            if env.get("type") == tables.REMATCH_CREATED:
-                raise _refused_event(env, "a rematch named by a log made elsewhere would be a game of this store")
-            data = env.get("data")
-            if env.get("type") == tables.GAME_CREATED and isinstance(data, dict) and "rematch_of" in data:
-                raise ProblemError(
-                    422,
-                    "Export does not verify",
-                    f"GameCreated at version {env.get('version')}: rematch_of names a game this import does not "
-                    "bring; an imported game follows no game of this store",
-                    "bad-export",
-                    event=tables.GAME_CREATED,
-                    version=env.get("version"),
-                    field="/data/rematch_of",
-                )
-
     def _fold_checked(self, envs: list[dict]) -> dict:
         """The imported log folded, each seat event checked against the table before it: only what this
         service would have appended for the game itself (a claim of an open seat under a free name, a
-        seat left by its player, a bot given an absent player's seat)."""
+        seat left by its player, a bot given an absent player's seat), and no rematch it names (a game
+        of this store, whose seats a rematch hands out)."""
         table = None
         for env in envs:
             if table is not None and env["type"] in tables.SEAT_EVENTS:
@@ -444,6 +415,17 @@ class Records:
                 "player-count",
             )
         check_distinct_players(players, where="the export's GameCreated: ")
+        if "rematch_of" in data:  # a game of this store, whose seats a rematch would hand out
+            raise ProblemError(
+                422,
+                "Export does not verify",
+                f"GameCreated at version {first.get('version')}: rematch_of names a game this import does not "
+                "bring; an imported game follows no game of this store",
+                "bad-export",
+                event=tables.GAME_CREATED,
+                version=first.get("version"),
+                field="/data/rematch_of",
+            )
         waiting = data.get("open") or []
         if not (
             isinstance(waiting, list)
