@@ -200,14 +200,12 @@ class Games:
             table = self.naipes.tables.table(game_id, fresh=True)
             self.naipes.moves.check_open(table)
             module = registry.get(table["game"])
-            if player in facts.players(table):  # as a claim under a taken name is answered
-                raise ProblemError(409, "Name taken", f"another seat of this game is '{player}'", "name-taken")
             try:
                 decided = module.decide(
                     table["state"], {"type": "join", "seat": None, "player": player, "seed": facts.seed(table)}
                 )
             except RuleViolation as exc:
-                if exc.rule == "name-taken":
+                if exc.rule == "name-taken":  # answered as a claim under a taken name is
                     raise ProblemError(409, "Name taken", exc.detail, "name-taken") from None
                 raise rule_problem(exc) from None
             stamp = now_iso()
