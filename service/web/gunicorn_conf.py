@@ -92,7 +92,7 @@ def _one_write_responses() -> None:
     wsgi.Response._naipes_one_write = True
 
 
-_answering: dict = {}  # client socket -> (the exception gunicorn is answering on it, the worker's settings)
+_answering: dict = {}  # client socket -> the exception gunicorn is answering on it
 _TOKEN = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,40}")
 
 
@@ -183,14 +183,16 @@ def _problem_errors(worker) -> None:
 
         def write_error(sock, status_int, reason, mesg):
             if reason == "Bad Request" and status_int != 400:  # gunicorn changed the status only (501, 500)
-                reason = HTTPStatus(status_int).phrase if status_int in HTTPStatus._value2member_map_ else "Error"
-            exc, cfg = _answering.get(sock, (None, worker.cfg))
+                try:
+                    reason = HTTPStatus(status_int).phrase
+                except ValueError:
+                    reason = "Error"
             body = json.dumps(
                 {
                     "type": PREFIX + for_status(status_int),
                     "title": reason,
                     "status": status_int,
-                    "detail": _problem_detail(exc, status_int, reason, cfg),
+                    "detail": _problem_detail(_answering.get(sock), status_int, reason, worker.cfg),
                 },
                 separators=(",", ":"),
             ).encode()
@@ -206,7 +208,7 @@ def _problem_errors(worker) -> None:
     handle_error = worker.handle_error
 
     def handle_error_naming_it(req, client, addr, exc):
-        _answering[client] = (exc, worker.cfg)
+        _answering[client] = exc
         try:
             handle_error(req, client, addr, exc)
         finally:
