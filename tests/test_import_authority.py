@@ -279,5 +279,5 @@ def test_naipes_verify_with_the_published_key_fails_a_rewritten_log_that_verifie
         refused = verify(rewritten, *check)
         assert refused.returncode == 1 and "not sealed by this service" in refused.stdout, refused.stdout
     # a forger's own key, put in the file, proves nothing: the key is the published one
-    other = service.secret.__class__(b"another service's secret, 32 bytes or more").public_key()
+    other = service.secret.__class__(b"another service's secret, 32 bytes or more").public_key
     assert verify(genuine, "--key", other).returncode == 1

@@ -213,7 +213,7 @@ def verify(file: Path, quiet: bool, seal_key: str | None, sealed: bool) -> None:
         from service.core.records import seal_holds
 
         header, chain = report["header"], report.get("chain") or {}
-        key = seal_key or HouseSecret(service_secret(data_dir()).encode()).public_key()
+        key = seal_key or HouseSecret(service_secret(data_dir()).encode()).public_key
         if not seal_holds(key, header.get("seal"), header.get("game_id"), chain.get("checked"), chain.get("head")):
             report["ok"] = False
             report["problems"].append(

@@ -22,6 +22,7 @@ Where the secret comes from, first found wins:
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import os
@@ -59,14 +60,16 @@ class HouseSecret:
     def hex(self, label: str, *parts: object) -> str:
         return self.derive(label, *parts).hex()
 
+    @functools.cached_property
     def signing_key(self) -> Ed25519PrivateKey:
-        """The service's Ed25519 key, derived from the secret: every process of a deployment signs alike,
-        and anyone checks with :meth:`public_key`."""
+        """The service's Ed25519 key, derived from the secret (once): every process of a deployment signs
+        alike, and anyone checks with :attr:`public_key`."""
         return Ed25519PrivateKey.from_private_bytes(self.derive("export-signing"))
 
+    @functools.cached_property
     def public_key(self) -> str:
         """The service's public key (raw, base64): what GET /seal-key publishes."""
-        raw = self.signing_key().public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        raw = self.signing_key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
         return base64.b64encode(raw).decode()
 
     def token(self, label: str, *parts: object) -> str:

@@ -86,7 +86,7 @@ def export_seal(secret: HouseSecret, game_id: object, version: object, head_hash
     """A service's word that it wrote the log of ``game_id`` up to ``version`` ending in ``head_hash``: an
     Ed25519 signature (base64) by its key, which GET /seal-key publishes.  A chain of hashes proves a log
     unchanged since it was written, not who wrote it, and anyone may write a chain."""
-    return base64.b64encode(secret.signing_key().sign(sealed_text(game_id, version, head_hash))).decode()
+    return base64.b64encode(secret.signing_key.sign(sealed_text(game_id, version, head_hash))).decode()
 
 
 def seal_holds(public_key: str, seal: object, game_id: object, version: object, head_hash: object) -> bool:
@@ -216,7 +216,7 @@ class Records:
 
     def sealed(self, header: dict, version: int, head_hash: str) -> bool:
         """Whether an export's header carries this service's seal over the log that follows it."""
-        public = self.naipes.secret.public_key()
+        public = self.naipes.secret.public_key
         return seal_holds(public, header.get("seal"), header["game_id"], version, head_hash)
 
     def export_lines(self, game_id: str):
@@ -234,7 +234,7 @@ class Records:
                     "outcome": tables.outcome(table),
                     "exported_at": now_iso(),
                     "seal": self.seal(game_id, table["version"], table["hash"]),
-                    "seal_key": self.naipes.secret.public_key(),
+                    "seal_key": self.naipes.secret.public_key,
                 }
             )
             + b"\n"

@@ -38,7 +38,7 @@ class SealKey(MethodView):
         "(naipes verify --key), whoever you are",
     )
     def get(self):
-        return json_response({"algorithm": "Ed25519", "public_key": app_service().secret.public_key()})
+        return json_response({"algorithm": "Ed25519", "public_key": app_service().secret.public_key})
 
 
 def health_details(svc) -> dict:
