@@ -373,6 +373,22 @@ class ViewerSchema(ma.Schema):
     seat = fields.Integer(allow_none=True)
 
 
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.replace("-", "_").split("_") if part)
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def view_component_name(game_type: str) -> str:
+    """DalmutiView ...: the component of a game's ``state`` (:func:`shape_components`)."""
+    return _camel(game_type) + "View"
+
+
+VIEW_COMPONENTS = [view_component_name(g["id"]) for g in catalogue.game_types()]
+
+
 class GameViewSchema(ma.Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
@@ -408,11 +424,8 @@ class GameViewSchema(ma.Schema):
         required=True,
         metadata={
             "description": "The game as this viewer may see it: for the game type `game`, its component "
-            "(DalmutiView, MuerteView, CegoView, OnionView), where every field says what it means and for whom "
-            "it is there",
-            "oneOf": [
-                {"$ref": "#/components/schemas/" + _name + "View"} for _name in ("Dalmuti", "Muerte", "Cego", "Onion")
-            ],
+            f"({', '.join(VIEW_COMPONENTS)}), where every field says what it means and for whom it is there",
+            "oneOf": [_ref(name) for name in VIEW_COMPONENTS],
         },
     )
     embargo = fields.Nested(
@@ -845,10 +858,6 @@ def openapi_schema(schema: dict) -> dict:
     return convert(schema)
 
 
-def _camel(name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in name.replace("-", "_").split("_") if part)
-
-
 def move_component_name(game_type: str, move_type: str) -> str:
     """DalmutiPlay, CegoCall, OnionDeclare ..."""
     return _camel(game_type) + _camel(move_type)
@@ -857,10 +866,6 @@ def move_component_name(game_type: str, move_type: str) -> str:
 def game_union_name(game_type: str) -> str:
     """DalmutiMove ..."""
     return _camel(game_type) + "Move"
-
-
-def _ref(name: str) -> dict:
-    return {"$ref": f"#/components/schemas/{name}"}
 
 
 def move_components() -> dict[str, dict]:
@@ -903,7 +908,7 @@ def shape_components() -> dict[str, dict]:
     for game in catalogue.game_types():
         gid = game["id"]
         described = catalogue.describe_game(gid)
-        out[_camel(gid) + "View"] = {
+        out[view_component_name(gid)] = {
             **openapi_schema(described["view_schema"]),
             "description": f"`state` of a {game['title']} game (`{gid}`), as GET /games/{{game_id}} shows it to "
             "whoever asks: a seat sees its own cards, a spectator the public table, a caller who sees everything "
