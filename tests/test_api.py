@@ -86,7 +86,7 @@ def test_each_seat_sees_its_own_hand_spectators_none_integrators_all(client, int
     assert sum(len(h) for h in hands) == 80
     for seat, tok in toks.items():
         v = client.get(f"/games/{g['id']}", headers=bearer(tok)).get_json()
-        assert v["viewer"] == {"kind": "seat", "seat": seat}
+        assert v["viewer"] == {"kind": "seat", "seat": seat, "full": False}
         assert v["state"]["hand"] == hands[seat]
         assert "hands" not in v["state"]
     spec = client.get(f"/games/{g['id']}").get_json()
@@ -328,7 +328,7 @@ def test_a_newcomer_joins_at_the_next_hand_as_a_merchant_placed_by_the_greater_d
     joined = r.get_json()
     assert joined["seat"] == 4
     view = client.get(f"/games/{g['id']}", headers=bearer(joined["token"])).get_json()
-    assert view["viewer"] == {"kind": "seat", "seat": 4} and view["state"]["hand"] == []
+    assert view["viewer"] == {"kind": "seat", "seat": 4, "full": False} and view["state"]["hand"] == []
     assert 4 in view["state"]["newcomers"]
     taken = problem(client.post(f"/games/{g['id']}/players", json={"player": "eve"}, headers=integrator), 409)
     assert taken["type"].endswith("name-taken")

@@ -242,7 +242,7 @@ def test_replay_viewpoints_are_limited_to_what_the_caller_is_entitled_to(client,
     gid, toks = g["id"], tokens(g)
     v = 3
     own = client.get(f"/games/{gid}/replay?version={v}&as=seat", headers=bearer(toks[1]))
-    assert own.status_code == 200 and own.get_json()["viewer"] == {"kind": "seat", "seat": 1}
+    assert own.status_code == 200 and own.get_json()["viewer"] == {"kind": "seat", "seat": 1, "full": False}
     assert "hand" in own.get_json()["state"]
     named = client.get(f"/games/{gid}/replay?version={v}&as=seat:1", headers=bearer(toks[1]))
     assert named.get_json() == own.get_json()
@@ -256,9 +256,11 @@ def test_replay_viewpoints_are_limited_to_what_the_caller_is_entitled_to(client,
         r = client.get(f"/games/{gid}/replay?version={v}&as={as_}", headers=headers)
         assert r.status_code == 403 and r.mimetype == "application/problem+json", (as_, r.get_json())
     spectator = client.get(f"/games/{gid}/replay?version={v}&as=spectator", headers=bearer(toks[1])).get_json()
-    assert spectator["viewer"]["kind"] == "spectator" and "hand" not in spectator["state"]
+    assert spectator["viewer"] == {"kind": "spectator", "seat": None, "full": False}
+    assert "hand" not in spectator["state"]
     reviewer = client.get(f"/games/{gid}/replay?version={v}&as=reviewer", headers=integrator).get_json()
     assert "hands" in reviewer["state"]
+    assert reviewer["viewer"] == {"kind": "integrator", "seat": None, "full": True}  # the client can tell full sight
     seat2 = client.get(f"/games/{gid}/replay?version={v}&as=seat:2", headers=integrator).get_json()
     assert seat2["state"]["hand"] == reviewer["state"]["hands"][2]
     assert client.get(f"/games/{gid}/replay?version={v}&as=king", headers=integrator).status_code == 422

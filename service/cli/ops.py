@@ -127,7 +127,8 @@ def render_text(view: dict) -> str:
     players = view["players"]
     n = len(players)
     lines = [
-        f"{view['game']} {view['id']}  version {view['version']}  viewer {view['viewer']['kind']}"
+        f"{view['game']} {view['id']}  version {view['version']}  viewer "
+        + ("reviewer (full sight)" if view["viewer"].get("full") else view["viewer"]["kind"])
         + (f" (seat {view['viewer']['seat']})" if view["viewer"].get("seat") is not None else ""),
         f"status: {'finished' if view['finished'] else 'to act: ' + ', '.join(players[s] for s in view['to_act'])}",
     ]

@@ -58,7 +58,7 @@ class Reads:
             "game": table["game"],
             "rules_version": table["rules"],
             "version": table["version"],
-            "viewer": {"kind": seen.kind, "seat": seen.seat},
+            "viewer": {"kind": seen.kind, "seat": seen.seat, "full": seen.full},
             "players": facts.players(table),
             "to_act": to_act,
             "deadlines": {s: facts.iso(c["deadline"]) for s, c in table["clock"].items()} if to_act else {},

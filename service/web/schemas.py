@@ -369,8 +369,19 @@ class SealKeySchema(ma.Schema):
 
 
 class ViewerSchema(ma.Schema):
-    kind = fields.String(required=True, validate=validate.OneOf(["seat", "spectator", "integrator"]))
-    seat = fields.Integer(allow_none=True)
+    kind = fields.String(
+        required=True,
+        validate=validate.OneOf(["seat", "spectator", "integrator"]),
+        metadata={"description": "whose viewpoint the view is drawn from: a seat's, a spectator's, or an integrator key's"},
+    )
+    seat = fields.Integer(allow_none=True, metadata={"description": "the seat, for a seat's viewpoint; else null"})
+    full = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "true when every private part is shown (a reviewer's sight: every hand, every "
+            "face-down card); false when the view holds what this viewpoint may see only"
+        },
+    )
 
 
 def _camel(name: str) -> str:

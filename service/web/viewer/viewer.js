@@ -840,7 +840,9 @@ function draw(view, ctx) {
   document.body.dataset.game = view.game;
   document.body.dataset.version = view.version;
   $("game-type").textContent = view.game;
-  $("viewer-kind").textContent = `viewing as ${view.viewer.kind}` + (view.viewer.seat != null ? ` (seat ${view.viewer.seat})` : "");
+  $("viewer-kind").textContent = view.viewer.full
+    ? "viewing as reviewer: every hand shown"
+    : `viewing as ${view.viewer.kind}` + (view.viewer.seat != null ? ` (seat ${view.viewer.seat})` : "");
   renderSeats(view, ctx);
   renderTable(view, ctx);
   renderResult(view, ctx);
