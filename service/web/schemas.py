@@ -372,7 +372,7 @@ class ViewerSchema(ma.Schema):
     kind = fields.String(
         required=True,
         validate=validate.OneOf(["seat", "spectator", "integrator"]),
-        metadata={"description": "whose viewpoint the view is drawn from: a seat's, a spectator's, or an integrator key's"},
+        metadata={"description": "whose viewpoint the view is drawn from: a seat, a spectator, an integrator key"},
     )
     seat = fields.Integer(allow_none=True, metadata={"description": "the seat, for a seat's viewpoint; else null"})
     full = fields.Boolean(
