@@ -174,7 +174,9 @@ class EventStore:
         append is all or nothing.  Raises :class:`VersionConflict`.  The same
         append sent again (a connection's retry after a lost reply) is
         answered as made: its last event is stored, byte for byte, at its
-        version.
+        version.  (So is an append racing it that made the very same events:
+        the same actor, data and millisecond stamp on the same head, a
+        double-sent command, which was made once.)
 
         ``also(pipeline)`` queues writes to keys outside the game (a global
         index) sent in the same round trip, after the script (on a Redis

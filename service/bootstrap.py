@@ -28,6 +28,16 @@ def env_api_keys() -> list[str]:
     return [k.strip() for k in os.environ.get("NAIPES_API_KEYS", "").split(",") if k.strip()]
 
 
+def env_max_search_games() -> int:
+    """``NAIPES_MAX_SEARCH_GAMES``: games with search bots one key runs at once (0: no limit)."""
+    from service.core.quotas import DEFAULT_MAX_SEARCH_GAMES
+
+    raw = os.environ.get("NAIPES_MAX_SEARCH_GAMES", "").strip() or str(DEFAULT_MAX_SEARCH_GAMES)
+    if not raw.isdigit():
+        raise SystemExit(f"NAIPES_MAX_SEARCH_GAMES: a number of games, 0 for no limit (not {raw!r})")
+    return int(raw)
+
+
 def build(
     role: str,
     *,
@@ -56,6 +66,7 @@ def build(
         cache_size=CACHE_SIZES[role],
         queue_client=queue_client,
         secret=secret,
+        max_search_games=env_max_search_games(),
     )
     return wire(naipes, role=role, schedule=schedule)
 

@@ -107,51 +107,55 @@ class Games:
         open_seats = [i for i, p in enumerate(players) if p is None]
         names = [tables.placeholder(i) if p is None else p for i, p in enumerate(players)]
         check_distinct_players(names)
-        created = tables.created_event(
-            game_type, names, opts, module.RULES_VERSION, open_seats=open_seats, rematch_of=rematch_of
-        )
-        if deal_seed is not None:
-            created["private"] = {"setup": {"deal_seed": str(deal_seed)}}
-        table = tables.evolve(None, {**created, "version": 1, "hash": "", "time": now_iso(), "actor": "integrator"})
-        try:
-            start = module.decide(
-                table["state"], {"type": "start", "seat": None, "seed": seed if seed is not None else facts.seed(table)}
+        # a tournament's tables are counted as the tournament (service.core.quotas)
+        quota = owner if tournament is None and "search" in (opts.get("bots") or {}).values() else None
+        with self.naipes.search_quota.holding(quota, game_id):
+            created = tables.created_event(
+                game_type, names, opts, module.RULES_VERSION, open_seats=open_seats, rematch_of=rematch_of
             )
-        except RuleViolation as exc:  # e.g. options that do not fit the player count
-            raise ProblemError(422, "Game cannot start", exc.detail, "cannot-start", rule=exc.rule) from None
-        stamp = now_iso()
-        envs = seal_batch(
-            game_id,
-            0,
-            GENESIS,
-            [dict(created, actor="integrator")],
-            actor="integrator",
-            time=stamp,
-            rules=module.RULES_VERSION,
-        )
-        table = tables.fold(envs)
-        if not open_seats:  # a game with open seats starts when the last of them is claimed
-            more, table = self.naipes.appender.append_events(game_id, table, start, actor="system", stamp=stamp)
-            envs += more
-            envs, table = self.naipes.appender.settle(game_id, envs, table, stamp)
-        self.naipes.visibility.write_meta(game_id, owner=owner, tournament=tournament)
-        named = [i for i in range(len(names)) if i not in open_seats]
-        if tokens:
-            seats = self.new_tokens(game_id, names, replace=given, only=named)
-        else:
-            seats = [{"seat": i, "player": names[i]} for i in named]
-        invitations = self.naipes.seats.invite(game_id, open_seats, replace=True) if open_seats else []
-        try:
-            self.naipes.appender.commit(game_id, None, table, envs)
-        except VersionConflict:
-            if not given:
-                raise
-            return self.reissue(game_id)  # created meanwhile by another attempt with this id
-        self.naipes.listing.index(game_id, table, created=True)
-        answer = {"id": game_id, "game": game_type, "version": table["version"], "seats": seats}
-        if open_seats:
-            answer["invitations"] = invitations
-        return answer
+            if deal_seed is not None:
+                created["private"] = {"setup": {"deal_seed": str(deal_seed)}}
+            table = tables.evolve(None, {**created, "version": 1, "hash": "", "time": now_iso(), "actor": "integrator"})
+            try:
+                start = module.decide(
+                    table["state"],
+                    {"type": "start", "seat": None, "seed": seed if seed is not None else facts.seed(table)},
+                )
+            except RuleViolation as exc:  # e.g. options that do not fit the player count
+                raise ProblemError(422, "Game cannot start", exc.detail, "cannot-start", rule=exc.rule) from None
+            stamp = now_iso()
+            envs = seal_batch(
+                game_id,
+                0,
+                GENESIS,
+                [dict(created, actor="integrator")],
+                actor="integrator",
+                time=stamp,
+                rules=module.RULES_VERSION,
+            )
+            table = tables.fold(envs)
+            if not open_seats:  # a game with open seats starts when the last of them is claimed
+                more, table = self.naipes.appender.append_events(game_id, table, start, actor="system", stamp=stamp)
+                envs += more
+                envs, table = self.naipes.appender.settle(game_id, envs, table, stamp)
+            self.naipes.visibility.write_meta(game_id, owner=owner, tournament=tournament)
+            named = [i for i in range(len(names)) if i not in open_seats]
+            if tokens:
+                seats = self.new_tokens(game_id, names, replace=given, only=named)
+            else:
+                seats = [{"seat": i, "player": names[i]} for i in named]
+            invitations = self.naipes.seats.invite(game_id, open_seats, replace=True) if open_seats else []
+            try:
+                self.naipes.appender.commit(game_id, None, table, envs)
+            except VersionConflict:
+                if not given:
+                    raise
+                return self.reissue(game_id)  # created meanwhile by another attempt with this id
+            self.naipes.listing.index(game_id, table, created=True)
+            answer = {"id": game_id, "game": game_type, "version": table["version"], "seats": seats}
+            if open_seats:
+                answer["invitations"] = invitations
+            return answer
 
     def tournament_seat_token(self, game_id: str, seat: int) -> str:
         """The seat token of a tournament table, derived from the service secret (never stored)."""

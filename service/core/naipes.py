@@ -34,6 +34,7 @@ from service.core.identity import Identity
 from service.core.keys import KeyStore
 from service.core.listing import Listing
 from service.core.moves import Moves
+from service.core.quotas import DEFAULT_MAX_SEARCH_GAMES, SearchQuota
 from service.core.reads import Reads
 from service.core.records import Records
 from service.core.seats import Seats
@@ -53,8 +54,11 @@ class Naipes:
         cache_size: int = 4096,
         queue_client: redis.Redis | None = None,
         secret: str | bytes | None = None,
+        max_search_games: int = DEFAULT_MAX_SEARCH_GAMES,
     ):
         self.redis = client
+        # games with search bots one key runs at once (0: no limit); see service.core.quotas
+        self.max_search_games = max_search_games
         self.cache_size = cache_size
         # RQ's Redis (turn deadlines, tournament jobs, webhooks): the data's Redis unless that is a cluster
         self.queue_redis = queue_client if queue_client is not None else client
@@ -84,6 +88,7 @@ class Naipes:
         self.reads = Reads(self)
         self.records = Records(self)
         self.seats = Seats(self)
+        self.search_quota = SearchQuota(self)
 
     @property
     def secret(self) -> HouseSecret:

@@ -299,16 +299,20 @@ class Records:
             "review_events": len(review),
             "sealed": self.sealed(header, table["version"], table["hash"]),
         }
-        self.naipes.visibility.write_meta(game_id, owner=viewer.key_id if viewer else None, origin=origin)
-        try:
-            self.naipes.store.append(game_id, 0, envs, snapshot=dumps(table))
-        except VersionConflict:
-            raise ProblemError(
-                409, "Game exists", f"game '{game_id}' is already in this store", "game-exists"
-            ) from None
-        seats = self.naipes.games.new_tokens(game_id, facts.players(table), replace=False)
-        self.naipes.tables.remember(game_id, table)
-        self.naipes.listing.index(game_id, table, created=True)
+        owner = viewer.key_id if viewer else None
+        # a running game whose search bots will play on here takes a slot of its owner's (service.core.quotas)
+        searching = not facts.finished(table) and "search" in (table["timing"].get("bots") or {}).values()
+        with self.naipes.search_quota.holding(owner if searching else None, game_id):
+            self.naipes.visibility.write_meta(game_id, owner=owner, origin=origin)
+            try:
+                self.naipes.store.append(game_id, 0, envs, snapshot=dumps(table))
+            except VersionConflict:
+                raise ProblemError(
+                    409, "Game exists", f"game '{game_id}' is already in this store", "game-exists"
+                ) from None
+            seats = self.naipes.games.new_tokens(game_id, facts.players(table), replace=False)
+            self.naipes.tables.remember(game_id, table)
+            self.naipes.listing.index(game_id, table, created=True)
         return {
             "id": game_id,
             "game": table["game"],

@@ -237,6 +237,8 @@ class Seats:
                     "seat-not-absent",
                 )
             catalogue.check_search_seats({**(table["timing"].get("bots") or {}), str(seat): bot})
+            if bot == "search":  # the game now takes a slot of its owner's (service.core.quotas), if it held none
+                self.naipes.search_quota.take(self.naipes.visibility.context(game_id).owner, game_id)
             stamp = now_iso()
             player = facts.players(table)[seat]
             event = {"type": tables.BOT_SEATED, "data": {"seat": seat, "player": player, "bot": bot}}

@@ -224,7 +224,15 @@ class Tournaments:
                 field="/bots",
             )
         tid = f"t-{secrets.token_hex(8)}"
-        sealed = self._append(tid, [], events, "integrator")
+        # its tables that may seat a search bot at once hold as many of its owner's slots (service.core.quotas)
+        if searching:
+            tables_at_once = len(T.table_sizes(len(players), low, high, equal=fmt == "duplicate")) or 1
+            self.naipes.search_quota.take(viewer.key_id, tid, min(len(searching), tables_at_once))
+        try:
+            sealed = self._append(tid, [], events, "integrator")
+        except BaseException:
+            self.naipes.search_quota.give_back(viewer.key_id, tid)
+            raise
         self._index(tid, T.fold(sealed), sealed, created=True)
         try:
             self.advance(tid)
@@ -769,6 +777,7 @@ def attach_tournaments(service: Naipes) -> Tournaments:
         return found
     tournaments = Tournaments(service)
     service.tournament_context = tournaments.game_context
+    service.search_quota.summaries["t-"] = INDEX_INFO  # a tournament's slots end with it (service.core.quotas)
     service.on_finished.append(tournaments.on_game_finished)
     service.on_result_changed.append(tournaments.on_result_changed)
     service._tournaments = tournaments  # type: ignore[attr-defined]

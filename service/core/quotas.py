@@ -1,0 +1,139 @@
+"""How many games with search bots one key runs at once.
+
+A search bot's move is seconds of the bots' worker's CPU (``docs/bots.md``), and every key's bots share
+that worker: a game has at most one bot turn queued at a time, so the queue serves the running games in
+turn, and a key running a hundred games with search bots would hold every other key's bots a hundred
+turns back.  So a key (the games' owner) runs at most ``Naipes.max_search_games`` of them at once
+(``NAIPES_MAX_SEARCH_GAMES``, default 8; 0: no limit).  A tournament whose players include search bots
+holds as many slots as the tables of one round that may seat them, from its creation to its end.
+
+The slots a key holds are a sorted set per key: a game id or tournament id, scored by when it was taken.
+A slot is taken *before* its game is written, by a script that counts and adds in one step (requests at
+once never pass the limit, and those within it all pass), and given back if the creation fails.  A slot is
+freed when its game or tournament is listed as finished (a void adjudication ends a game that stalled);
+a slot whose game was never written (a process that died mid-creation) is freed after
+:data:`UNWRITTEN_GRACE` seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import TYPE_CHECKING
+
+from events.envelope import loads
+from service.core.errors import ProblemError
+from service.core.listing import INDEX_INFO as GAME_SUMMARIES
+
+if TYPE_CHECKING:
+    from service.core.naipes import Naipes
+
+SEARCH_GAMES = "naipes:search-games:"  # + key id: sorted set of "<slots>|<game or tournament id>" -> taken at (ms)
+UNWRITTEN_GRACE = 60.0  # seconds a slot counts before its game or tournament is listed
+DEFAULT_MAX_SEARCH_GAMES = 8
+
+
+# KEYS: a key's slots; ARGV: member ("<slots>|<holder>"), now (ms), slots, limit.  Adds the member when the
+# slots held and these fit the limit (-1), else returns the slots held.
+_TAKE = """
+local held = 0
+for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  held = held + tonumber(string.match(member, '^(%d+)|'))
+end
+if held + tonumber(ARGV[3]) > tonumber(ARGV[4]) then
+  return held
+end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+return -1
+"""
+
+
+class SearchQuota:
+    """The slots each key holds for its games and tournaments with search bots."""
+
+    def __init__(self, naipes: Naipes):
+        self.naipes = naipes
+        self._take = naipes.redis.register_script(_TAKE)
+        # where a holder's summary (and its status) is listed, by the prefix of its id; a game's by default
+        # (service.core.tournaments registers its own when it is attached)
+        self.summaries: dict[str, str] = {}
+
+    @property
+    def limit(self) -> int:
+        return self.naipes.max_search_games
+
+    def holds(self, owner: str, holder: str) -> bool:
+        return any(m.split("|", 1)[1] == holder for m in self._members(owner))
+
+    def take(self, owner: str | None, holder: str, slots: int = 1) -> None:
+        """Take ``slots`` for ``holder`` (a game or tournament id) in ``owner``'s count, or a 429
+        ``search-game-limit`` naming the limit.  Taking again what a holder holds changes nothing."""
+        if not owner or self.limit <= 0 or slots <= 0 or self.holds(owner, holder):
+            return
+        self.held(owner)  # frees the slots of what has ended
+        others = self._take(
+            keys=[SEARCH_GAMES + owner], args=[f"{slots}|{holder}", int(time.time() * 1000), slots, self.limit]
+        )
+        if others >= 0:
+            raise ProblemError(
+                429,
+                "Too many games with search bots",
+                f"this key runs games with search bots holding {others} of its {self.limit} slots, and this "
+                f"one needs {slots}; a search bot's move costs seconds of the bots' worker, shared by every "
+                "key. Let one end (or void a stalled one), or seat heuristic or random bots",
+                "search-game-limit",
+                limit=self.limit,
+                held=others,
+            )
+
+    def give_back(self, owner: str | None, holder: str) -> None:
+        """Free ``holder``'s slots (its creation failed)."""
+        if owner:
+            members = [m for m in self._members(owner) if m.split("|", 1)[1] == holder]
+            if members:
+                self.naipes.redis.zrem(SEARCH_GAMES + owner, *members)
+
+    def _members(self, owner: str) -> list[str]:
+        return [
+            m.decode() if isinstance(m, bytes) else m for m in self.naipes.redis.zrange(SEARCH_GAMES + owner, 0, -1)
+        ]
+
+    def held(self, owner: str) -> int:
+        """The slots ``owner`` holds now; those of finished games and tournaments (and of creations that
+        never wrote their game) are freed on the way."""
+        r = self.naipes.redis
+        entries = r.zrange(SEARCH_GAMES + owner, 0, -1, withscores=True)
+        if not entries:
+            return 0
+        members = [(m.decode() if isinstance(m, bytes) else m, taken) for m, taken in entries]
+        pipe = r.pipeline(transaction=False)
+        for member, _ in members:
+            holder = member.split("|", 1)[1]
+            pipe.hget(next((h for p, h in self.summaries.items() if holder.startswith(p)), GAME_SUMMARIES), holder)
+        infos = pipe.execute()
+        now_ms = time.time() * 1000
+        held, done = 0, []
+        for (member, taken), raw in zip(members, infos, strict=True):
+            if raw is None:
+                if now_ms - taken > UNWRITTEN_GRACE * 1000:
+                    done.append(member)
+                    continue
+            elif loads(raw).get("status") == "finished":
+                done.append(member)
+                continue
+            held += int(member.split("|", 1)[0])
+        if done:
+            r.zrem(SEARCH_GAMES + owner, *done)
+        return held
+
+    @contextlib.contextmanager
+    def holding(self, owner: str | None, game_id: str, slots: int = 1):
+        """Take ``slots`` for a game about to be created (:meth:`take`), and give them back should its
+        creation fail before the game is written."""
+        self.take(owner, game_id, slots)
+        try:
+            yield
+        except BaseException:
+            if owner and not self.naipes.store.exists(game_id):
+                self.give_back(owner, game_id)
+            raise

@@ -1,0 +1,196 @@
+"""One key runs at most ``max_search_games`` games with search bots at once (service.core.quotas): a
+search bot's move is seconds of the bots' worker, which serves every key's running games in turn, so a
+key with a hundred of them would hold every other key's bots a hundred turns back.  Creations, a bot
+seated later, tournaments and rematches all count; a finished (or voided) game frees its slot; a failed
+creation gives its slot back; requests at once never pass the limit."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+
+import pytest
+import redis
+
+from service.core import quotas
+from tests.conftest import bearer
+
+LIMIT = 2
+
+
+@pytest.fixture()
+def limited(service):
+    service.max_search_games = LIMIT
+    return service
+
+
+def _fresh_key(client, integrator, name: str = "tenant") -> dict:
+    """A key of its own, so that the games other tests left in the shared Redis do not count."""
+    made = client.post("/keys", json={"name": name, "scopes": ["games", "review", "tournaments"]}, headers=integrator)
+    assert made.status_code == 201, made.get_json()
+    return bearer(made.get_json()["key"])
+
+
+def _search_game(client, key, *, bot: str = "search", players: int = 4):
+    body = {"game": "dalmuti", "players": [f"p{i}" for i in range(players)], "options": {"bots": {"1": bot}}}
+    return client.post("/games", json=body, headers=key)
+
+
+def _refused(r, held: int) -> dict:
+    assert r.status_code == 429, (r.status_code, r.get_json())
+    assert r.mimetype == "application/problem+json"
+    body = r.get_json()
+    assert body["type"] == "urn:naipes:problem:search-game-limit", body
+    assert body["limit"] == LIMIT and body["held"] == held, body
+    assert f"{held} of its {LIMIT} slots" in body["detail"], body
+    return body
+
+
+def _listed(client, key) -> int:
+    return client.get("/games?limit=100", headers=key).get_json()["total"]
+
+
+def test_a_key_past_its_limit_is_refused_and_nothing_is_created(client, integrator, limited):
+    key = _fresh_key(client, integrator)
+    for _ in range(LIMIT):
+        assert _search_game(client, key).status_code == 201
+    before = _listed(client, key)
+    _refused(_search_game(client, key), LIMIT)
+    assert _listed(client, key) == before  # the refused game was not written
+    # other kinds of bots cost milliseconds and are not counted
+    assert _search_game(client, key, bot="heuristic").status_code == 201
+    # another key has slots of its own
+    other = _fresh_key(client, integrator, "other tenant")
+    assert _search_game(client, other).status_code == 201
+
+
+def test_a_voided_game_frees_its_slot(client, integrator, limited):
+    key = _fresh_key(client, integrator)
+    games = [_search_game(client, key).get_json()["id"] for _ in range(LIMIT)]
+    _refused(_search_game(client, key), LIMIT)
+    voided = client.post(f"/games/{games[0]}/adjudications", json={"action": "void", "reason": "stalled"}, headers=key)
+    assert voided.status_code == 201, voided.get_json()
+    assert _search_game(client, key).status_code == 201
+    _refused(_search_game(client, key), LIMIT)
+
+
+def test_a_bot_seated_later_takes_a_slot(client, integrator, limited):
+    key = _fresh_key(client, integrator)
+    human = client.post("/games", json={"game": "dalmuti", "players": ["a", "b", "c", "d"]}, headers=key).get_json()
+    for _ in range(LIMIT):
+        assert _search_game(client, key).status_code == 201
+    token = next(s["token"] for s in human["seats"] if s["seat"] == 2)
+    assert client.post(f"/games/{human['id']}/seats/2/leave", headers=bearer(token)).status_code == 200
+    url = f"/games/{human['id']}/seats/2/bot"
+    _refused(client.post(url, json={"bot": "search"}, headers=key), LIMIT)
+    assert client.get(f"/games/{human['id']}", headers=key).get_json()["options"].get("bots") in (None, {})
+    assert client.post(url, json={"bot": "random"}, headers=key).status_code == 201
+
+
+def test_a_bot_seated_in_a_game_that_holds_a_slot_takes_no_second_one(client, integrator, limited):
+    key = _fresh_key(client, integrator)
+    game = _search_game(client, key).get_json()
+    assert _search_game(client, key).status_code == 201  # the limit is reached
+    token = next(s["token"] for s in game["seats"] if s["seat"] == 2)
+    assert client.post(f"/games/{game['id']}/seats/2/leave", headers=bearer(token)).status_code == 200
+    r = client.post(f"/games/{game['id']}/seats/2/bot", json={"bot": "search"}, headers=key)
+    assert r.status_code == 201, r.get_json()
+
+
+def test_a_tournament_holds_a_slot_per_table_that_may_seat_a_search_bot(client, integrator, limited):
+    key = _fresh_key(client, integrator)
+    players = [f"p{i}" for i in range(12)]  # three tables of four a round
+
+    def tournament(searching: list[str]):
+        body = {
+            "game": "dalmuti",
+            "players": players,
+            "format": "swiss",
+            "table_size": {"min": 4, "max": 4},
+            "options": {"hands": 1},
+            "bots": dict.fromkeys(searching, "search"),
+        }
+        return client.post("/tournaments", json=body, headers=key)
+
+    before = client.get("/tournaments", headers=key).get_json()["total"]
+    _refused(tournament(players[:3]), 0)  # three tables may seat one each: 3 slots of 2
+    assert client.get("/tournaments", headers=key).get_json()["total"] == before
+    made = tournament(players[:2])  # two search players: at most two tables at once
+    assert made.status_code == 201, made.get_json()
+    _refused(_search_game(client, key), LIMIT)
+    # its tables are counted as the tournament, not again one by one
+    owner = limited.identity.integrator(key["Authorization"][7:]).key_id
+    assert limited.search_quota.held(owner) == 2
+    # and its slots end with it: the tournament's summary is where its status is read
+    from service.core.tournaments import INDEX_INFO
+
+    tid = made.get_json()["id"]
+    summary = json.loads(limited.redis.hget(INDEX_INFO, tid))
+    limited.redis.hset(INDEX_INFO, tid, json.dumps({**summary, "status": "finished"}))
+    assert limited.search_quota.held(owner) == 0
+
+
+def test_a_failed_creation_gives_its_slot_back(client, integrator, limited, monkeypatch):
+    key = _fresh_key(client, integrator)
+    assert _search_game(client, key).status_code == 201
+    commit = limited.appender.commit
+
+    def failing(*args, **kwargs):
+        raise redis.exceptions.ConnectionError("Redis went away")
+
+    monkeypatch.setattr(limited.appender, "commit", failing)
+    assert _search_game(client, key).status_code == 503
+    monkeypatch.setattr(limited.appender, "commit", commit)
+    assert _search_game(client, key).status_code == 201  # the failed one's slot came back
+    _refused(_search_game(client, key), LIMIT)
+
+
+def test_a_slot_whose_game_was_never_written_is_freed_after_a_grace(client, integrator, limited, monkeypatch):
+    key = _fresh_key(client, integrator)
+    owner = limited.identity.integrator(key["Authorization"][7:]).key_id
+    quota = limited.search_quota
+    quota.take(owner, secrets.token_hex(8))  # a process died between taking the slot and writing its game
+    assert quota.held(owner) == 1
+    monkeypatch.setattr(quotas, "UNWRITTEN_GRACE", 0.0)
+    assert quota.held(owner) == 0
+    assert limited.redis.zcard(quotas.SEARCH_GAMES + owner) == 0
+
+
+def test_requests_at_once_never_pass_the_limit(app, client, integrator, limited):
+    key = _fresh_key(client, integrator)
+    answers: list[int] = []
+    start = threading.Barrier(12)
+
+    def create():
+        own = app.test_client()
+        start.wait()
+        answers.append(_search_game(own, key).status_code)
+
+    threads = [threading.Thread(target=create) for _ in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert set(answers) <= {201, 429}, answers
+    assert answers.count(201) == LIMIT, answers  # never past the limit, and up to it every request passes
+    owner = limited.identity.integrator(key["Authorization"][7:]).key_id
+    assert limited.search_quota.held(owner) == answers.count(201)
+
+
+def test_importing_a_running_game_with_search_bots_takes_a_slot(client, integrator, limited):
+    from events.store import key as store_key
+
+    exporter, importer = _fresh_key(client, integrator, "exporter"), _fresh_key(client, integrator, "importer")
+    gid = _search_game(client, exporter).get_json()["id"]
+    log = client.get(f"/games/{gid}/export", headers=exporter).data
+    limited.redis.delete(*[store_key(gid, part) for part in ("events", "head", "snap", "auth", "meta")])
+    held = [_search_game(client, importer).get_json()["id"] for _ in range(LIMIT)]
+    ndjson = {**importer, "Content-Type": "application/x-ndjson"}
+    _refused(client.post("/games/import", data=log, headers=ndjson), LIMIT)
+    assert client.get(f"/games/{gid}", headers=importer).status_code == 404  # nothing was written
+    void = {"action": "void", "reason": "stalled"}
+    assert client.post(f"/games/{held[0]}/adjudications", json=void, headers=importer).status_code == 201
+    r = client.post("/games/import", data=log, headers=ndjson)
+    assert r.status_code == 201, r.get_json()
+    _refused(_search_game(client, importer), LIMIT)
