@@ -428,8 +428,7 @@ def test_tax_choice_hidden_until_resolution():
         "gives": 2,
         "to": 0,
         "chooses": False,
-        "automatic": "your best card(s) are taken when the taxes resolve",
-    }
+    }  # seed line 145: a Peon gives its best cards; the service takes them when the taxes resolve
     assert D.view(st, 1)["must"] == {"action": "give_taxes", "count": 1, "to": 4}
 
 

@@ -286,7 +286,12 @@ MOVES: dict[str, dict] = {
         "schema": _schema(
             "place_newcomer",
             newcomer={**_SEAT, "description": "the newcomer's seat"},
-            slot={"type": "integer", "minimum": 0, "maximum": 12, "description": "0 just after the Lesser Dalmuti"},
+            slot={
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 11,
+                "description": "0 just after the Lesser Dalmuti, up to the view's must.slots less one",
+            },
         ),
     },
 }
@@ -567,8 +572,10 @@ _TAX = {
             {
                 "gives": _int("how many cards this seat pays: 2 (Greater Peon) or 1 (Lesser Peon)", 1, 2),
                 "to": _seat_no("the Dalmuti who receives them"),
-                "chooses": {"const": False, "description": "false: a Peon's best cards are taken automatically"},
-                "automatic": {"type": "string", "description": "a sentence (English) saying the payment is automatic"},
+                "chooses": {
+                    "const": False,
+                    "description": "false: a Peon chooses nothing; its best cards are taken when the taxes resolve",
+                },
             },
             "a Peon's part",
         ),

@@ -54,7 +54,6 @@ def _tax_info(state: dict, seat: int) -> dict | None:
             "gives": 2 if seat == gp else 1,
             "to": gd if seat == gp else ld,
             "chooses": False,
-            "automatic": "your best card(s) are taken when the taxes resolve",
         }
     return None
 
