@@ -110,7 +110,8 @@ def test_viewer_draws_every_version_of_a_finished_game(browser, live_server, ser
         page.click("#use-token")
         rendered(page, head, "integrator")
         assert page.evaluate("sessionStorage.getItem('naipes.token')") == API_KEY
-        assert "integrator" in page.locator("#viewer-kind").inner_text()
+        # the view's viewer.full: the page names the reviewer's sight, not the key's kind
+        assert page.locator("#viewer-kind").inner_text() == "viewing as reviewer: every hand shown"
         early = min(head, 5)
         page.locator("#slider").fill(str(early))
         rendered(page, early)
