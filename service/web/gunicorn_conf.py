@@ -1,5 +1,6 @@
 """gunicorn settings shared by the start command and the benchmarks."""
 
+import gc
 import multiprocessing
 import os
 import re
@@ -218,12 +219,17 @@ def _problem_errors(worker) -> None:
 
 
 def post_worker_init(worker):
-    """Every worker: responses in one write (:func:`_one_write_responses`), and problem+json for the
-    answers gunicorn writes itself (:func:`_problem_errors`).  gevent worker: a time limit on every socket
+    """Every worker: responses in one write (:func:`_one_write_responses`), problem+json for the
+    answers gunicorn writes itself (:func:`_problem_errors`), and the start-up's objects kept out of the
+    garbage collector's way.  gevent worker: a time limit on every socket
     operation of a connection, and at most ``connections_per_address`` connections held at once by one
     client address (the next ones get 503)."""
     _one_write_responses()
     _problem_errors(worker)
+    # The objects made at start-up (the app, its schemas, the rules' tables: about 125,000) are left out of
+    # every later collection: a full collection under load stalled a worker for 86-119 ms, now 6-8 ms
+    # (docs/performance.md).
+    gc.freeze()
     if worker_class != "gevent" or not hasattr(worker, "timeout_ctx"):
         return
     import collections
