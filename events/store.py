@@ -61,8 +61,9 @@ local expected = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
 if current ~= expected then
   -- this very append sent again (a connection retried after its reply was lost): its last event is
-  -- stored, byte for byte, at its version; the append stands, and is answered as made
-  if current >= expected + n then
+  -- stored, byte for byte, at its version; the append stands, and is answered as made.  An append
+  -- with an idempotency key is known by its key (above), never by its bytes
+  if not has_idem and current >= expected + n then
     local at = (expected + n) .. '-0'
     local stored = redis.call('XRANGE', KEYS[1], at, at)
     if stored[1] and stored[1][2][2] == ARGV[7 + n] then return {1, expected + n} end
@@ -176,7 +177,9 @@ class EventStore:
         answered as made: its last event is stored, byte for byte, at its
         version.  (So is an append racing it that made the very same events:
         the same actor, data and millisecond stamp on the same head, a
-        double-sent command, which was made once.)
+        double-sent command, which was made once.)  With an
+        ``idempotency_key`` the append is known by its key alone: a
+        different key's byte-identical append is a conflict.
 
         ``also(pipeline)`` queues writes to keys outside the game (a global
         index) sent in the same round trip, after the script (on a Redis

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+import time
 
 import pytest
 import redis
@@ -114,7 +115,12 @@ def test_a_tournament_holds_a_slot_per_table_that_may_seat_a_search_bot(client, 
         return client.post("/tournaments", json=body, headers=key)
 
     before = client.get("/tournaments", headers=key).get_json()["total"]
-    _refused(tournament(players[:3]), 0)  # three tables may seat one each: 3 slots of 2
+    # three tables may seat one each: 3 slots, more than the limit itself; no wait would let it in, so a 422
+    too_many = tournament(players[:3])
+    assert too_many.status_code == 422, too_many.get_json()
+    body = too_many.get_json()
+    assert body["type"].endswith("invalid-options") and body["rule"] == "search-game-limit" and body["limit"] == 2
+    assert "3 slots" in body["detail"], body
     assert client.get("/tournaments", headers=key).get_json()["total"] == before
     made = tournament(players[:2])  # two search players: at most two tables at once
     assert made.status_code == 201, made.get_json()
@@ -194,3 +200,62 @@ def test_importing_a_running_game_with_search_bots_takes_a_slot(client, integrat
     r = client.post("/games/import", data=log, headers=ndjson)
     assert r.status_code == 201, r.get_json()
     _refused(_search_game(client, importer), LIMIT)
+
+
+def test_a_refused_rematch_is_refused_again_at_once_and_made_once_a_slot_frees(client, integrator, limited):
+    """The rematch of a finished game with search bots takes a slot; refused, it leaves no mark that would
+    hold the next call waiting for a creation that is not coming."""
+    key = _fresh_key(client, integrator)
+    first = _search_game(client, key).get_json()
+    void = {"action": "void", "reason": "ended early"}
+    assert client.post(f"/games/{first['id']}/adjudications", json=void, headers=key).status_code == 201
+    running = [_search_game(client, key).get_json()["id"] for _ in range(LIMIT)]
+    _refused(client.post(f"/games/{first['id']}/rematch", headers=key), LIMIT)
+    started = time.monotonic()
+    _refused(client.post(f"/games/{first['id']}/rematch", headers=key), LIMIT)
+    assert time.monotonic() - started < 2.0  # not the creation mark's wait
+    assert client.post(f"/games/{running[0]}/adjudications", json=void, headers=key).status_code == 201
+    made = client.post(f"/games/{first['id']}/rematch", headers=key)
+    assert made.status_code == 201, made.get_json()
+
+
+def test_a_search_bot_that_was_not_seated_gives_its_slot_back(client, integrator, limited, monkeypatch):
+    key = _fresh_key(client, integrator)
+    owner = limited.identity.integrator(key["Authorization"][7:]).key_id
+    human = client.post("/games", json={"game": "dalmuti", "players": ["a", "b", "c", "d"]}, headers=key).get_json()
+    token = next(s["token"] for s in human["seats"] if s["seat"] == 2)
+    assert client.post(f"/games/{human['id']}/seats/2/leave", headers=bearer(token)).status_code == 200
+    commit = limited.appender.commit
+
+    def failing(*args, **kwargs):
+        raise redis.exceptions.ConnectionError("Redis went away")
+
+    monkeypatch.setattr(limited.appender, "commit", failing)
+    url = f"/games/{human['id']}/seats/2/bot"
+    assert client.post(url, json={"bot": "search"}, headers=key).status_code == 503
+    assert limited.search_quota.held(owner) == 0  # no bot was seated: no slot held
+    monkeypatch.setattr(limited.appender, "commit", commit)
+    assert client.post(url, json={"bot": "search"}, headers=key).status_code == 201
+    assert limited.search_quota.held(owner) == 1
+
+
+def test_an_import_that_loses_a_race_for_its_id_gives_its_slot_back_and_owns_nothing(
+    client, integrator, limited, monkeypatch
+):
+    """Another writer stores a game of the same id between the import's check and its append: the import
+    is 409, gives its slot back, and does not name itself the owner of the game that won."""
+    from events.store import key as store_key
+
+    winner, loser = _fresh_key(client, integrator, "winner"), _fresh_key(client, integrator, "loser")
+    gid = _search_game(client, winner).get_json()["id"]
+    log = client.get(f"/games/{gid}/export", headers=winner).data
+    winner_id = limited.identity.integrator(winner["Authorization"][7:]).key_id
+    loser_id = limited.identity.integrator(loser["Authorization"][7:]).key_id
+    exists = limited.store.exists
+    monkeypatch.setattr(limited.store, "exists", lambda game_id: False if game_id == gid else exists(game_id))
+    r = client.post("/games/import", data=log, headers={**loser, "Content-Type": "application/x-ndjson"})
+    assert r.status_code == 409 and r.get_json()["type"].endswith("game-exists"), r.get_json()
+    monkeypatch.setattr(limited.store, "exists", exists)
+    assert limited.redis.zcard(quotas.SEARCH_GAMES + loser_id) == 0
+    assert limited.redis.hget(store_key(gid, "meta"), "owner").decode() == winner_id
+    assert limited.search_quota.held(winner_id) == 1

@@ -139,6 +139,20 @@ def test_the_same_append_sent_again_is_answered_as_made_and_any_other_is_refused
     assert verify_chain(store.read(gid))["ok"]
 
 
+def test_an_append_with_its_own_key_is_known_by_its_key_not_by_its_bytes(redis_client):
+    """Two imports of one log are the same bytes: the second, with a key of its own, is refused, while the
+    first one's own copy sent again is answered as made."""
+    store, gid = EventStore(redis_client), _gid()
+    log = seal_batch(gid, 0, GENESIS, _events(3, 1), actor="integrator", time="2026-01-01T00:00:01.000Z")
+    assert store.append(gid, 0, log, idempotency_key="import:first").version == 3
+    assert store.append(gid, 0, log, idempotency_key="import:first").replayed is not None  # its own copy
+    with pytest.raises(VersionConflict) as err:
+        store.append(gid, 0, log, idempotency_key="import:second")
+    assert err.value.current == 3
+    assert store.append(gid, 0, log).version == 3  # with no key, the bytes tell a resent append, as above
+    assert redis_client.xlen(key(gid, "events")) == 3
+
+
 class _ReplyDropper:
     """A TCP relay to Redis that, when told, swallows the next reply and closes that connection: a
     reply lost on the wire after the server ran the command."""

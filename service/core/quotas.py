@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from events.envelope import loads
+from events.store import VersionConflict
 from service.core.errors import ProblemError
 from service.core.listing import INDEX_INFO as GAME_SUMMARIES
 
@@ -33,12 +35,15 @@ UNWRITTEN_GRACE = 60.0  # seconds a slot counts before its game or tournament is
 DEFAULT_MAX_SEARCH_GAMES = 8
 
 
-# KEYS: a key's slots; ARGV: member ("<slots>|<holder>"), now (ms), slots, limit.  Adds the member when the
-# slots held and these fit the limit (-1), else returns the slots held.
+# KEYS: a key's slots; ARGV: member ("<slots>|<holder>"), now (ms), slots, limit, holder.  Returns -2 when
+# the holder holds its slots already; else adds the member when the slots held and these fit the limit
+# (-1), or returns the slots held.
 _TAKE = """
 local held = 0
 for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  held = held + tonumber(string.match(member, '^(%d+)|'))
+  local slots, holder = string.match(member, '^(%d+)|(.*)$')
+  if holder == ARGV[5] then return -2 end
+  held = held + tonumber(slots)
 end
 if held + tonumber(ARGV[3]) > tonumber(ARGV[4]) then
   return held
@@ -62,29 +67,45 @@ class SearchQuota:
     def limit(self) -> int:
         return self.naipes.max_search_games
 
-    def holds(self, owner: str, holder: str) -> bool:
-        return any(m.split("|", 1)[1] == holder for m in self._members(owner))
-
-    def take(self, owner: str | None, holder: str, slots: int = 1) -> None:
+    def take(self, owner: str | None, holder: str, slots: int = 1) -> bool:
         """Take ``slots`` for ``holder`` (a game or tournament id) in ``owner``'s count, or a 429
-        ``search-game-limit`` naming the limit.  Taking again what a holder holds changes nothing."""
-        if not owner or self.limit <= 0 or slots <= 0 or self.holds(owner, holder):
-            return
+        ``search-game-limit`` naming the limit (422 ``invalid-options`` when ``slots`` alone are more than
+        the limit: no wait would let them in).  Whether this call took them: taking again what a holder
+        holds changes nothing."""
+        if not owner or self.limit <= 0 or slots <= 0:
+            return False
+        if slots > self.limit:
+            raise ProblemError(
+                422,
+                "Invalid options",
+                f"bots: this needs {slots} slots of games with search bots at once, and a key runs at most "
+                f"{self.limit}; seat fewer search players (a tournament holds one per table that may seat one) "
+                "or make the others heuristic or random bots",
+                "invalid-options",
+                rule="search-game-limit",
+                field="/bots",
+                limit=self.limit,
+            )
         self.held(owner)  # frees the slots of what has ended
-        others = self._take(
-            keys=[SEARCH_GAMES + owner], args=[f"{slots}|{holder}", int(time.time() * 1000), slots, self.limit]
+        answer = self._take(
+            keys=[SEARCH_GAMES + owner],
+            args=[f"{slots}|{holder}", int(time.time() * 1000), slots, self.limit, holder],
         )
-        if others >= 0:
+        if answer == -2:
+            return False
+        if answer >= 0:
             raise ProblemError(
                 429,
                 "Too many games with search bots",
-                f"this key runs games with search bots holding {others} of its {self.limit} slots, and this "
+                f"this key runs games with search bots holding {answer} of its {self.limit} slots, and this "
                 f"one needs {slots}; a search bot's move costs seconds of the bots' worker, shared by every "
-                "key. Let one end (or void a stalled one), or seat heuristic or random bots",
+                "key. Retry once one has ended (a key with the review scope can void a stalled one), or seat "
+                "heuristic or random bots",
                 "search-game-limit",
                 limit=self.limit,
-                held=others,
+                held=answer,
             )
+        return True
 
     def give_back(self, owner: str | None, holder: str) -> None:
         """Free ``holder``'s slots (its creation failed)."""
@@ -127,13 +148,16 @@ class SearchQuota:
         return held
 
     @contextlib.contextmanager
-    def holding(self, owner: str | None, game_id: str, slots: int = 1):
-        """Take ``slots`` for a game about to be created (:meth:`take`), and give them back should its
-        creation fail before the game is written."""
-        self.take(owner, game_id, slots)
+    def holding(self, owner: str | None, holder: str, slots: int = 1, *, written: Callable[[], bool] | None = None):
+        """Take ``slots`` for ``holder`` (:meth:`take`) while it is written, and give them back should that
+        fail before it is: a :class:`~events.store.VersionConflict` or a 409 (another writer's game of that
+        id), or any failure after which ``written()`` (default: a game of that id exists) says no."""
+        took = self.take(owner, holder, slots)
         try:
             yield
-        except BaseException:
-            if owner and not self.naipes.store.exists(game_id):
-                self.give_back(owner, game_id)
+        except BaseException as exc:
+            if took:
+                lost = isinstance(exc, VersionConflict) or (isinstance(exc, ProblemError) and exc.status == 409)
+                if lost or not (written or (lambda: self.naipes.store.exists(holder)))():
+                    self.give_back(owner, holder)
             raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import logging
+import secrets
 import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -303,13 +304,18 @@ class Records:
         # a running game whose search bots will play on here takes a slot of its owner's (service.core.quotas)
         searching = not facts.finished(table) and "search" in (table["timing"].get("bots") or {}).values()
         with self.naipes.search_quota.holding(owner if searching else None, game_id):
-            self.naipes.visibility.write_meta(game_id, owner=owner, origin=origin)
             try:
-                self.naipes.store.append(game_id, 0, envs, snapshot=dumps(table))
+                # this attempt's own key: the store answers its own append sent again as made, and another
+                # import of the same log (the same bytes) as a conflict
+                attempt = f"import:{secrets.token_hex(8)}"
+                self.naipes.store.append(game_id, 0, envs, snapshot=dumps(table), idempotency_key=attempt)
             except VersionConflict:
                 raise ProblemError(
                     409, "Game exists", f"game '{game_id}' is already in this store", "game-exists"
                 ) from None
+            # after the append: an import racing another of the same id must not name itself the owner of
+            # the game that won
+            self.naipes.visibility.write_meta(game_id, owner=owner, origin=origin)
             seats = self.naipes.games.new_tokens(game_id, facts.players(table), replace=False)
             self.naipes.tables.remember(game_id, table)
             self.naipes.listing.index(game_id, table, created=True)

@@ -237,14 +237,17 @@ class Seats:
                     "seat-not-absent",
                 )
             catalogue.check_search_seats({**(table["timing"].get("bots") or {}), str(seat): bot})
-            if bot == "search":  # the game now takes a slot of its owner's (service.core.quotas), if it held none
-                self.naipes.search_quota.take(self.naipes.visibility.context(game_id).owner, game_id)
             stamp = now_iso()
             player = facts.players(table)[seat]
             event = {"type": tables.BOT_SEATED, "data": {"seat": seat, "player": player, "bot": bot}}
             envs, new = self.naipes.appender.append_events(game_id, table, [event], actor="integrator", stamp=stamp)
+            # a search bot: the game takes a slot of its owner's if it held none (service.core.quotas), given
+            # back unless the bot was seated
+            owner = self.naipes.visibility.context(game_id).owner if bot == "search" else None
+            seated = lambda: tables.bot(self._table(game_id), seat) == bot  # noqa: E731
             try:
-                self.naipes.appender.commit(game_id, table, new, envs)
+                with self.naipes.search_quota.holding(owner, game_id, written=seated):
+                    self.naipes.appender.commit(game_id, table, new, envs)
             except VersionConflict:
                 continue
             return {"id": game_id, "version": new["version"], "seat": seat, "bot": bot}
@@ -378,9 +381,13 @@ class Seats:
             return None
         owner = self.naipes.visibility.context(game_id).owner
         options = {**table["options"], **table["timing"]}
-        return self.naipes.games.create_game(
-            table["game"], names, options, game_id=new_id, owner=owner, rematch_of=game_id, tokens=False
-        )
+        try:
+            return self.naipes.games.create_game(
+                table["game"], names, options, game_id=new_id, owner=owner, rematch_of=game_id, tokens=False
+            )
+        except BaseException:  # refused (a key past its games with search bots) or failed: the next call tries
+            self.naipes.redis.delete(mark)  # at once, not after waiting out the mark
+            raise
 
     @staticmethod
     def rematch_seating(table: dict) -> tuple[list[str], dict[int, int]]:

@@ -225,14 +225,10 @@ class Tournaments:
             )
         tid = f"t-{secrets.token_hex(8)}"
         # its tables that may seat a search bot at once hold as many of its owner's slots (service.core.quotas)
-        if searching:
-            tables_at_once = len(T.table_sizes(len(players), low, high, equal=fmt == "duplicate")) or 1
-            self.naipes.search_quota.take(viewer.key_id, tid, min(len(searching), tables_at_once))
-        try:
+        tables_at_once = len(T.table_sizes(len(players), low, high, equal=fmt == "duplicate")) or 1
+        slots = min(len(searching), tables_at_once)
+        with self.naipes.search_quota.holding(viewer.key_id, tid, slots, written=lambda: self.store.exists(tid)):
             sealed = self._append(tid, [], events, "integrator")
-        except BaseException:
-            self.naipes.search_quota.give_back(viewer.key_id, tid)
-            raise
         self._index(tid, T.fold(sealed), sealed, created=True)
         try:
             self.advance(tid)

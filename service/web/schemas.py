@@ -50,6 +50,15 @@ class ProblemSchema(ma.Schema):
     rule = fields.String(metadata={"description": "For refused moves: the id of the rule broken"})
     current_version = fields.Integer(metadata={"description": "For version mismatches: the game's version"})
     errors = fields.Dict(metadata={"description": "Field-by-field validation messages"})
+    limit = fields.Integer(
+        metadata={
+            "description": "search-game-limit (and invalid-options with that rule): the games with search bots a "
+            "key may run at once"
+        }
+    )
+    held = fields.Integer(
+        metadata={"description": "search-game-limit: the slots the key's running games with search bots hold"}
+    )
 
 
 class OptionSpecSchema(ma.Schema):
