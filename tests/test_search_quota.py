@@ -161,6 +161,12 @@ def test_a_slot_whose_game_was_never_written_is_freed_after_a_grace(client, inte
     monkeypatch.setattr(quotas, "UNWRITTEN_GRACE", 0.0)
     assert quota.held(owner) == 0
     assert limited.redis.zcard(quotas.SEARCH_GAMES + owner) == 0
+    # a game written but not listed (a fault between the two) still runs: its slot counts
+    gid = _search_game(client, key).get_json()["id"]
+    from service.core.listing import INDEX_INFO
+
+    limited.redis.hdel(INDEX_INFO, gid)
+    assert quota.held(owner) == 1
 
 
 def test_requests_at_once_never_pass_the_limit(app, client, integrator, limited):

@@ -12,7 +12,8 @@ A slot is taken *before* its game is written, by a script that counts and adds i
 once never pass the limit, and those within it all pass), and given back if the creation fails.  A slot is
 freed when its game or tournament is listed as finished (a void adjudication ends a game that stalled);
 a slot whose game was never written (a process that died mid-creation) is freed after
-:data:`UNWRITTEN_GRACE` seconds.
+:data:`UNWRITTEN_GRACE` seconds; one whose game was written but not listed (a fault between the two)
+counts until the game is listed finished.
 """
 
 from __future__ import annotations
@@ -135,8 +136,8 @@ class SearchQuota:
         now_ms = time.time() * 1000
         held, done = 0, []
         for (member, taken), raw in zip(members, infos, strict=True):
-            if raw is None:
-                if now_ms - taken > UNWRITTEN_GRACE * 1000:
+            if raw is None:  # not listed: being created, never written, or written but not listed (a fault)
+                if now_ms - taken > UNWRITTEN_GRACE * 1000 and not self.naipes.store.exists(member.split("|", 1)[1]):
                     done.append(member)
                     continue
             elif loads(raw).get("status") == "finished":
