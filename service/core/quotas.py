@@ -90,7 +90,7 @@ class SearchQuota:
         self.held(owner)  # frees the slots of what has ended
         answer = self._take(
             keys=[SEARCH_GAMES + owner],
-            args=[f"{slots}|{holder}", int(time.time() * 1000), slots, self.limit, holder],
+            args=[_member(slots, holder), int(time.time() * 1000), slots, self.limit, holder],
         )
         if answer == -2:
             return False
@@ -108,17 +108,9 @@ class SearchQuota:
             )
         return True
 
-    def give_back(self, owner: str | None, holder: str) -> None:
-        """Free ``holder``'s slots (its creation failed)."""
-        if owner:
-            members = [m for m in self._members(owner) if m.split("|", 1)[1] == holder]
-            if members:
-                self.naipes.redis.zrem(SEARCH_GAMES + owner, *members)
-
-    def _members(self, owner: str) -> list[str]:
-        return [
-            m.decode() if isinstance(m, bytes) else m for m in self.naipes.redis.zrange(SEARCH_GAMES + owner, 0, -1)
-        ]
+    def give_back(self, owner: str, holder: str, slots: int) -> None:
+        """Free the ``slots`` :meth:`take` took for ``holder`` (its creation failed)."""
+        self.naipes.redis.zrem(SEARCH_GAMES + owner, _member(slots, holder))
 
     def held(self, owner: str) -> int:
         """The slots ``owner`` holds now; those of finished games and tournaments (and of creations that
@@ -128,22 +120,22 @@ class SearchQuota:
         if not entries:
             return 0
         members = [(m.decode() if isinstance(m, bytes) else m, taken) for m, taken in entries]
+        parts = [_parts(member) for member, _ in members]
         pipe = r.pipeline(transaction=False)
-        for member, _ in members:
-            holder = member.split("|", 1)[1]
+        for _, holder in parts:
             pipe.hget(next((h for p, h in self.summaries.items() if holder.startswith(p)), GAME_SUMMARIES), holder)
         infos = pipe.execute()
         now_ms = time.time() * 1000
         held, done = 0, []
-        for (member, taken), raw in zip(members, infos, strict=True):
+        for (member, taken), (slots, holder), raw in zip(members, parts, infos, strict=True):
             if raw is None:  # not listed: being created, never written, or written but not listed (a fault)
-                if now_ms - taken > UNWRITTEN_GRACE * 1000 and not self.naipes.store.exists(member.split("|", 1)[1]):
+                if now_ms - taken > UNWRITTEN_GRACE * 1000 and not self.naipes.store.exists(holder):
                     done.append(member)
                     continue
             elif loads(raw).get("status") == "finished":
                 done.append(member)
                 continue
-            held += int(member.split("|", 1)[0])
+            held += slots
         if done:
             r.zrem(SEARCH_GAMES + owner, *done)
         return held
@@ -159,6 +151,17 @@ class SearchQuota:
         except BaseException as exc:
             if took:
                 lost = isinstance(exc, VersionConflict) or (isinstance(exc, ProblemError) and exc.status == 409)
-                if lost or not (written or (lambda: self.naipes.store.exists(holder)))():
-                    self.give_back(owner, holder)
+                if lost or not (written() if written else self.naipes.store.exists(holder)):
+                    self.give_back(owner, holder, slots)
             raise
+
+
+def _member(slots: int, holder: str) -> str:
+    """A holder's member of its key's set: its slots and its id."""
+    return f"{slots}|{holder}"
+
+
+def _parts(member: str) -> tuple[int, str]:
+    """(slots, holder) of a member written by :func:`_member`."""
+    slots, holder = member.split("|", 1)
+    return int(slots), holder
