@@ -217,6 +217,10 @@ def test_a_refused_rematch_is_refused_again_at_once_and_made_once_a_slot_frees(c
     assert client.post(f"/games/{first['id']}/adjudications", json=void, headers=key).status_code == 201
     running = [_search_game(client, key).get_json()["id"] for _ in range(LIMIT)]
     _refused(client.post(f"/games/{first['id']}/rematch", headers=key), LIMIT)
+    # a seat of the game may ask for the rematch too: it learns the limit holds, not the owner's counts
+    by_seat = client.post(f"/games/{first['id']}/rematch", headers=bearer(first["seats"][0]["token"]))
+    assert by_seat.status_code == 429 and by_seat.get_json()["type"].endswith("search-game-limit")
+    assert "held" not in by_seat.get_json() and "limit" not in by_seat.get_json(), by_seat.get_json()
     started = time.monotonic()
     _refused(client.post(f"/games/{first['id']}/rematch", headers=key), LIMIT)
     assert time.monotonic() - started < 2.0  # not the creation mark's wait

@@ -76,7 +76,8 @@ PROBLEM_TYPES: dict[str, str] = {
     "too-many-requests": "429: too many requests (or open streams) for this credential or address; retry after "
     "the seconds in Retry-After.",
     "search-game-limit": "429: the key already runs as many games with search bots as it may at once (`limit`; "
-    "`held` is what it holds): a search bot's move costs seconds of the bots' worker, which every key shares. "
+    "`held` is what it holds, both given to the key only): a search bot's move costs seconds of the bots' worker, "
+    "which every key shares. "
     "Retry when one of them has ended (a void adjudication ends a stalled one), or seat heuristic or random bots.",
     # ---- games
     "game-not-found": "404: there is no game of this id (also for a seat token sent to a game that does not exist).",

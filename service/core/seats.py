@@ -297,7 +297,19 @@ class Seats:
         players = [None if s in gone else name for s, name in enumerate(names)]
         created = None
         if not self.naipes.store.exists(new_id):
-            created = self._create_rematch(game_id, new_id, table, players)
+            try:
+                created = self._create_rematch(game_id, new_id, table, players)
+            except ProblemError as exc:
+                if exc.kind != "search-game-limit" or viewer.kind == "integrator":
+                    raise
+                # a seat learns that the owner's limit holds, not how many games its key runs
+                raise ProblemError(
+                    429,
+                    exc.title,
+                    "the key that owns this game runs as many games with search bots as it may at once; "
+                    "retry once one of them has ended",
+                    "search-game-limit",
+                ) from None
         rematch = self._table(new_id)  # as it is now: its open seats may have been claimed since
         self._check_own_rematch(game_id, table, new_id, rematch)
         waiting = facts.open_seats(rematch)
