@@ -377,8 +377,8 @@ EVENT_CASES = [
     ),
     (
         event("Stood", seat=1, up=[C("7S"), C("QC"), C("O2")]),
-        "bea stands and takes 7S, QC and O2 face up",
-        "bea se planta y recibe 7S, QC y O2 boca arriba",
+        "bea stands and takes the seven of spades, the queen of clubs and the two of coins face up",
+        "bea se planta y recibe el siete de picas, la reina de tréboles y el dos de oros boca arriba",
     ),
     (
         event("DealershipPassed", seat=0, to={"phase": "offer", "turn": 1}),
@@ -407,45 +407,49 @@ EVENT_CASES = [
     ),
     (
         event("Declared", seat=1, modifier="lady", card=O.hands.LADY, mode="devalue"),
-        "bea declares the Lady (QS): one eleven of every other hand counts one",
-        "bea declara la Dama (QS): un once de cada mano rival cuenta uno",
+        "bea declares the Lady (queen of spades): one eleven of every other hand counts one",
+        "bea declara la Dama (reina de picas): un once de cada mano rival cuenta uno",
     ),
     (
         event("Declared", seat=0, modifier="fate", card=O.hands.FATE, mode="stop"),
-        "ana declares Fate (CK): eights are no longer wild",
-        "ana declara el Destino (CK): los ochos dejan de ser comodines",
+        "ana declares Fate (king of cups): eights are no longer wild",
+        "ana declara el Destino (rey de copas): los ochos dejan de ser comodines",
     ),
     (
         event("Declared", seat=2, modifier="rewild", card=O.hands.LADY),
-        "carl claims with the Lady (QS): its own eights are wild again",
-        "carl reclama con la Dama (QS): sus ochos vuelven a ser comodines",
+        "carl claims with the Lady (queen of spades): its own eights are wild again",
+        "carl reclama con la Dama (reina de picas): sus ochos vuelven a ser comodines",
     ),
     (
         event(
             "Declared", seat=1, modifier="elephants", card=O.hands.ATUIN, cards=[C("9S"), C("9H"), C("B10"), C("10D")]
         ),
-        "bea declares the Elephants: 9S 9H B10 10D with OQ make a Double Onion",
-        "bea declara los Elefantes: 9S 9H B10 10D con OQ forman una Cebolla Doble",
+        "bea declares the Elephants: the nine of spades, the nine of hearts, the ten of staves and the ten of "
+        "diamonds with the queen of coins make a Double Onion",
+        "bea declara los Elefantes: el nueve de picas, el nueve de corazones, el diez de bastos y el diez de "
+        "diamantes con la reina de oros forman una Cebolla Doble",
     ),
     (
         event("Declared", seat=0, modifier="sender", card=O.hands.SENDER, forced=True),
-        "ana is dealt the Sender of Eights (JD), declared at once: aces count zero",
-        "ana recibe el Emisor de Ochos (JD), declarado en el acto: los ases valen cero",
+        "ana is dealt the Sender of Eights (jack of diamonds), declared at once: aces count zero",
+        "ana recibe el Emisor de Ochos (jota de diamantes), declarado en el acto: los ases valen cero",
     ),
     (
         event("Declared", seat=2, modifier="death", card=O.hands.DEATH),
-        "carl shows Death (EK)",
-        "carl muestra la Muerte (EK)",
+        "carl shows Death (king of swords)",
+        "carl muestra la Muerte (rey de espadas)",
     ),
     (
         event("Declared", seat=0, modifier="archchancellor", card=O.hands.ARCH, death_holder=2, jack_wild=False),
-        "ana declares the Archchancellor (BJ): carl must show Death (EK) and every other player one card",
-        "ana declara el Archicanciller (BJ): carl debe mostrar la Muerte (EK) y los demás una carta cada uno",
+        "ana declares the Archchancellor (jack of staves): carl must show Death (king of swords) and every "
+        "other player one card",
+        "ana declara el Archicanciller (sota de bastos): carl debe mostrar la Muerte (rey de espadas) y los "
+        "demás una carta cada uno",
     ),
     (
         event("ReplacementChosen", seat=1, card=O.hands.FATE, index=0, kept=C("AH")),
-        "bea keeps AH face up in place of Fate",
-        "bea se queda con AH boca arriba en lugar del Destino",
+        "bea keeps the ace of hearts face up in place of Fate",
+        "bea se queda con el as de corazones boca arriba en lugar del Destino",
     ),
     (
         event(
@@ -493,9 +497,12 @@ EVENT_CASES = [
                 ]
             },
         ),
-        "ana opens the Showdown with a six-card onion (2S 2H 3C 4D 4S 6H) and a three-card onion (KS KD AC)",
-        "ana abre el enfrentamiento con una cebolla de seis cartas (2S 2H 3C 4D 4S 6H) y una cebolla de tres "
-        "cartas (KS KD AC)",
+        "ana opens the Showdown with a six-card onion (two of spades, two of hearts, three of clubs, four of "
+        "diamonds, four of spades, six of hearts) and a three-card onion (king of spades, king of diamonds, "
+        "ace of clubs)",
+        "ana abre el enfrentamiento con una cebolla de seis cartas (dos de picas, dos de corazones, tres de tréboles, "
+        "cuatro de diamantes, cuatro de picas, seis de corazones) y una cebolla de tres cartas (rey de picas, rey de "
+        "diamantes, as de tréboles)",
     ),
     (
         event(
@@ -566,8 +573,8 @@ MOVE_CASES = [
         _view("draw", 1),
         1,
         {"type": "discard", "cards": [C("7S"), C("QC")]},
-        "discard 7S and QC",
-        "descartar 7S y QC",
+        "discard the seven of spades and the queen of clubs",
+        "descartar el siete de picas y la reina de tréboles",
     ),
     (
         _view("bet_respond", 2, betting={"round": 1, "part": 1, "bet": 20, "raises": {}}),
@@ -607,60 +614,62 @@ MOVE_CASES = [
         _view("answer", 1, modifiers={**MODS, "eights_wild": True}),
         1,
         {"type": "declare", "modifier": "lady"},
-        "declare the Lady (QS): one eleven of every other hand counts one",
-        "declarar la Dama (QS): un once de cada mano rival cuenta uno",
+        "declare the Lady (queen of spades): one eleven of every other hand counts one",
+        "declarar la Dama (reina de picas): un once de cada mano rival cuenta uno",
     ),
     (
         _view("showdown", 2, modifiers={**MODS, "eights_wild": True}),
         2,
         {"type": "declare", "modifier": "fate"},
-        "declare Fate (CK): eights stop being wild",
-        "declarar el Destino (CK): los ochos dejan de ser comodines",
+        "declare Fate (king of cups): eights stop being wild",
+        "declarar el Destino (rey de copas): los ochos dejan de ser comodines",
     ),
     (
         _view("answer", 2, modifiers={**MODS, "lady": {"seat": 0, "mode": "replace"}}),
         2,
         {"type": "declare", "modifier": "fate"},
-        "declare Fate (CK) and replace it: the aces of ana count zero",
-        "declarar el Destino (CK) y reemplazarlo: los ases de ana valen cero",
+        "declare Fate (king of cups) and replace it: the aces of ana count zero",
+        "declarar el Destino (rey de copas) y reemplazarlo: los ases de ana valen cero",
     ),
     (
         _view("answer", 0, modifiers=MODS),
         0,
         {"type": "declare", "modifier": "rewild"},
-        "claim with the Lady (QS): your own eights are wild again",
-        "reclamar con la Dama (QS): tus ochos vuelven a ser comodines",
+        "claim with the Lady (queen of spades): your own eights are wild again",
+        "reclamar con la Dama (reina de picas): tus ochos vuelven a ser comodines",
     ),
     (
         _view("predeclare", 1, modifiers=MODS),
         1,
         {"type": "declare", "modifier": "atuin", "from": C("KH"), "to": C("2S")},
-        "declare Great A’Tuin (OQ): move eight points from KH to 2S",
-        "declarar la Gran A’Tuin (OQ): pasar ocho puntos de KH a 2S",
+        "declare Great A’Tuin (queen of coins): move eight points from the king of hearts to the two of spades",
+        "declarar la Gran A’Tuin (reina de oros): pasar ocho puntos del rey de corazones al dos de picas",
     ),
     (
         _view("predeclare", 1, modifiers=MODS),
         1,
         {"type": "declare", "modifier": "elephants", "cards": [C("9S"), C("9H"), C("E10"), C("10D")]},
-        "declare the Elephants: 9S 9H E10 10D with OQ make a Double Onion",
-        "declarar los Elefantes: 9S 9H E10 10D con OQ forman una Cebolla Doble",
+        "declare the Elephants: the nine of spades, the nine of hearts, the ten of swords and the ten of "
+        "diamonds with the queen of coins make a Double Onion",
+        "declarar los Elefantes: el nueve de picas, el nueve de corazones, el diez de espadas y el diez de "
+        "diamantes con la reina de oros forman una Cebolla Doble",
     ),
-    (_view("showdown", 2, modifiers=MODS), 2, {"type": "declare", "modifier": "death"}, "show Death (EK)",
-     "mostrar la Muerte (EK)"),
+    (_view("showdown", 2, modifiers=MODS), 2, {"type": "declare", "modifier": "death"}, "show Death (king of swords)",
+     "mostrar la Muerte (rey de espadas)"),
     (
         _view("predeclare", 0, modifiers=MODS),
         0,
         {"type": "declare", "modifier": "fool"},
-        "declare the Fool (JC): bagels and Onions swap places",
-        "declarar el Loco (JC): rosquillas y Cebollas cambian de lugar",
+        "declare the Fool (jack of clubs): bagels and Onions swap places",
+        "declarar el Loco (jota de tréboles): rosquillas y Cebollas cambian de lugar",
     ),
     (
         _view("choose", 1,
               modifiers={**MODS, "fate": {"seat": 1, "mode": "replace"}, "on_table": [[], [O.hands.LADY], []]}),
         1,
         {"type": "choose", "card": C("AH")},
-        "keep AH in place of Fate",
-        "quedarse con AH en lugar del Destino",
+        "keep the ace of hearts in place of Fate",
+        "quedarse con el as de corazones en lugar del Destino",
     ),
     (
         _view("answer", 2, modifiers={**MODS, "showdown": {"holder": 0, "challenger": 2}}),
@@ -694,6 +703,6 @@ def test_labels_in_a_real_view():
     view = O.view(st, seat)
     labels = [N.label_move(view, seat, m, "en") for m in view["legal_moves"]]
     assert labels[0] == "discard nothing: keep all five cards"
-    assert labels[1] == f"discard {N.code(view['hand'][0])}"
+    assert labels[1] == f"discard the {N.deck()[view['hand'][0]]['name']['en']}"
     assert labels[-1] == "fold: throw in all five cards"
     assert N.label_move(view, seat, view["legal_moves"][-1], "es") == "retirarse: tirar las cinco cartas"

@@ -1569,25 +1569,42 @@ def _de(text: str) -> str:
     return "del " + text[3:] if text.startswith("el ") else "de " + text
 
 
+def _a(text: str) -> str:
+    """Spanish "a" before a noun phrase, contracted before "el": "al dos de picas", "a la reina de copas"."""
+    return "al " + text[3:] if text.startswith("el ") else "a " + text
+
+
 def _chipword(n: Any, lang: str) -> str:
     one = n == 1
     return f"{n} chip" + ("" if one else "s") if lang == "en" else f"{n} ficha" + ("" if one else "s")
 
 
-def _code_of(c: Any) -> str:
-    return code(c) if _is_card(c) else "?"
+def _bare_card(c: Any, lang: str) -> str:
+    """A card's name without its article: "queen of spades", "reina de picas"; "?" for no card."""
+    return _names(c)[lang] if _is_card(c) else "?"
 
 
-def _codes(cards: Any, lang: str) -> str:
-    return _join([_code_of(c) for c in (cards or [])], lang)
+def _card(c: Any, lang: str) -> str:
+    """A card's name as a label says it: "the queen of spades", "la reina de picas"."""
+    if not _is_card(c):
+        return "?"
+    name = _names(c)[lang]
+    if lang == "en":
+        return "the " + name
+    return ("la " if name.split(" ", 1)[0] in ("jota", "sota", "reina") else "el ") + name
+
+
+def _cards_named(cards: Any, lang: str) -> str:
+    """Cards by name, joined: "the seven of spades and the two of coins"."""
+    return _join([_card(c, lang) for c in (cards or [])], lang)
 
 
 def _special(c: Any, lang: str) -> str:
-    """A special card by its role and code: "the Lady (QS)"."""
+    """A special card by its role and name: "the Lady (queen of spades)"."""
     pair = _SPECIAL.get(c)
     if pair is None:
-        return _code_of(c)
-    return f"{_pick(lang, pair)} ({_code_of(c)})"
+        return _card(c, lang)
+    return f"{_pick(lang, pair)} ({_bare_card(c, lang)})"
 
 
 def _kind(kind: Any, lang: str) -> str:
@@ -1618,9 +1635,11 @@ def _definite_es(kind: Any) -> str:
 
 
 def _groupings(arrangement: Any, lang: str) -> str:
-    """The groupings of a shown hand: "a Double Onion (QS AC KH O1) and a bagel (10S JD)"."""
+    """The groupings of a shown hand: "a bagel (ten of spades, jack of diamonds) and ..."."""
     groups = (arrangement.get("groupings") or []) if isinstance(arrangement, dict) else []
-    parts = [f"{_kind(g.get('kind'), lang)} ({' '.join(_code_of(c) for c in g.get('cards') or [])})" for g in groups]
+    parts = [
+        f"{_kind(g.get('kind'), lang)} ({', '.join(_bare_card(c, lang) for c in g.get('cards') or [])})" for g in groups
+    ]
     if not parts:
         return "no grouping" if lang == "en" else "ninguna agrupación"
     return _join(parts, lang)
@@ -1694,16 +1713,16 @@ def _declare_move(view: dict, seat: int, move: dict) -> tuple[str, str]:
             f"reclamar con {_special(LADY, 'es')}: tus ochos vuelven a ser comodines",
         )
     if mod == "atuin":
-        a, b = _code_of(move.get("from")), _code_of(move.get("to"))
+        a, b = move.get("from"), move.get("to")
         return (
-            f"declare {_special(ATUIN, 'en')}: move eight points from {a} to {b}",
-            f"declarar {_special(ATUIN, 'es')}: pasar ocho puntos de {a} a {b}",
+            f"declare {_special(ATUIN, 'en')}: move eight points from {_card(a, 'en')} to {_card(b, 'en')}",
+            f"declarar {_special(ATUIN, 'es')}: pasar ocho puntos {_de(_card(a, 'es'))} {_a(_card(b, 'es'))}",
         )
     if mod == "elephants":
-        cs = " ".join(_code_of(c) for c in move.get("cards") or [])
+        cs = move.get("cards")
         return (
-            f"declare the Elephants: {cs} with {_code_of(ATUIN)} make a Double Onion",
-            f"declarar los Elefantes: {cs} con {_code_of(ATUIN)} forman una Cebolla Doble",
+            f"declare the Elephants: {_cards_named(cs, 'en')} with {_card(ATUIN, 'en')} make a Double Onion",
+            f"declarar los Elefantes: {_cards_named(cs, 'es')} con {_card(ATUIN, 'es')} forman una Cebolla Doble",
         )
     if mod == "death":
         return f"show {_special(DEATH, 'en')}", f"mostrar {_special(DEATH, 'es')}"
@@ -1737,7 +1756,7 @@ def _move_pair(view: dict, seat: int, move: dict) -> tuple[str, str]:
         cards = move.get("cards") or []
         if not cards:
             return "discard nothing: keep all five cards", "no descartar: quedarse con las cinco cartas"
-        return f"discard {_codes(cards, 'en')}", f"descartar {_codes(cards, 'es')}"
+        return f"discard {_cards_named(cards, 'en')}", f"descartar {_cards_named(cards, 'es')}"
     if t == "fold":
         if phase == "draw":
             return "fold: throw in all five cards", "retirarse: tirar las cinco cartas"
@@ -1824,15 +1843,15 @@ def _move_pair(view: dict, seat: int, move: dict) -> tuple[str, str]:
     if t == "declare":
         return _declare_move(view, seat, move)
     if t == "choose":
-        c = _code_of(move.get("card"))
+        c = move.get("card")
         sp = _replaced(view, seat)
         return (
-            f"keep {c} in place of {_pick('en', _SPECIAL[sp])}",
-            f"quedarse con {c} en lugar {_de(_pick('es', _SPECIAL[sp]))}",
+            f"keep {_card(c, 'en')} in place of {_pick('en', _SPECIAL[sp])}",
+            f"quedarse con {_card(c, 'es')} en lugar {_de(_pick('es', _SPECIAL[sp]))}",
         )
     if t == "reveal":
-        c = _code_of(move.get("card"))
-        return f"reveal {c}", f"descubrir {c}"
+        c = move.get("card")
+        return f"reveal {_card(c, 'en')}", f"descubrir {_card(c, 'es')}"
     if t == "ready":
         return "declare nothing more before the Showdown", "no declarar nada más antes del enfrentamiento"
     sd = (view.get("modifiers") or {}).get("showdown") or {}
@@ -1901,16 +1920,16 @@ def _declared(d: dict, players: list[str], lang: str) -> str:
             else f"{who} reclama con {lady}: sus ochos vuelven a ser comodines"
         )
     if mod == "atuin":
-        a, b = _code_of(d.get("from")), _code_of(d.get("to"))
+        a, b = _card(d.get("from"), lang), _card(d.get("to"), lang)
         atuin = _special(ATUIN, lang)
         return (
             f"{who} declares {atuin}: eight points move from {a} to {b}"
             if en
-            else f"{who} declara {atuin}: pasan ocho puntos de {a} a {b}"
+            else f"{who} declara {atuin}: pasan ocho puntos {_de(a)} {_a(b)}"
         )
     if mod == "elephants":
-        cs = " ".join(_code_of(c) for c in d.get("cards") or [])
-        q = _code_of(ATUIN)
+        cs = _cards_named(d.get("cards"), lang)
+        q = _card(ATUIN, lang)
         return (
             f"{who} declares the Elephants: {cs} with {q} make a Double Onion"
             if en
@@ -2106,9 +2125,9 @@ def _event_text(ev: dict, players: list[str], lang: str) -> str:
         if not up:
             return f"{who} has bought all five cards" if en else f"{who} ha comprado las cinco cartas"
         return (
-            f"{who} stands and takes {_codes(up, lang)} face up"
+            f"{who} stands and takes {_cards_named(up, lang)} face up"
             if en
-            else f"{who} se planta y recibe {_codes(up, lang)} boca arriba"
+            else f"{who} se planta y recibe {_cards_named(up, lang)} boca arriba"
         )
     if t == "ExtraBet":
         a = d.get("amount", 0)
@@ -2201,7 +2220,7 @@ def _event_text(ev: dict, players: list[str], lang: str) -> str:
     if t == "ReplacementChosen":
         sp = _pick(lang, _SPECIAL.get(d.get("card"), ("a special card", "una carta especial")))
         if _is_card(d.get("kept")):
-            k = _code_of(d.get("kept"))
+            k = _card(d.get("kept"), lang)
             return (
                 f"{who} keeps {k} face up in place of {sp}"
                 if en
@@ -2213,7 +2232,7 @@ def _event_text(ev: dict, players: list[str], lang: str) -> str:
             else f"{who} se queda con una de las dos cartas en lugar {_de(sp)}"
         )
     if t == "CardRevealed":
-        c = _code_of(d.get("card"))
+        c = _card(d.get("card"), lang)
         return f"{who} reveals {c}" if en else f"{who} descubre {c}"
     if t == "ShowdownOpened":
         names = _join([_name(players, s, lang) for s in d.get("order") or []], lang)
