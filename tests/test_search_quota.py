@@ -229,6 +229,36 @@ def test_a_refused_rematch_is_refused_again_at_once_and_made_once_a_slot_frees(c
     assert made.status_code == 201, made.get_json()
 
 
+def test_a_rematch_waiting_for_a_slot_keeps_its_id_from_imports(client, integrator, limited):
+    """A refused rematch has already named its id in the finished game's public log.  Another key that
+    imports a log of its own under that id (a forged one: any chain can be recomputed) is refused, and
+    the rematch is made under its id once the owner's slot frees; before, the import took the id and the
+    rematch was refused for good (403: the game named is not this game's rematch)."""
+    from tests.test_trust import forged
+
+    key, squatter = _fresh_key(client, integrator), _fresh_key(client, integrator, "squatter")
+    first = _search_game(client, key).get_json()
+    void = {"action": "void", "reason": "ended early"}
+    assert client.post(f"/games/{first['id']}/adjudications", json=void, headers=key).status_code == 201
+    running = [_search_game(client, key).get_json()["id"] for _ in range(LIMIT)]
+    seat = bearer(first["seats"][0]["token"])
+    assert client.post(f"/games/{first['id']}/rematch", headers=seat).status_code == 429
+    events = client.get(f"/games/{first['id']}/events").get_json()["events"]  # anyone may read them
+    reserved = next(e["data"]["game"] for e in events if e["type"] == "RematchCreated")
+    assert client.get(f"/games/{reserved}").status_code == 404  # named, not made
+    own = client.post("/games", json={"game": "dalmuti", "players": ["w", "x", "y", "z"]}, headers=squatter)
+    lines = client.get(f"/games/{own.get_json()['id']}/export", headers=squatter).data.splitlines()
+    log = forged(lines, lambda header, envs: ({**header, "game_id": reserved}, envs))
+    r = client.post("/games/import", data=log, headers={**squatter, "Content-Type": "application/x-ndjson"})
+    assert r.status_code == 409 and r.get_json()["type"].endswith("game-exists"), r.get_json()
+    assert "rematch" in r.get_json()["detail"]
+    assert client.get(f"/games/{reserved}").status_code == 404
+    assert client.post(f"/games/{running[0]}/adjudications", json=void, headers=key).status_code == 201
+    made = client.post(f"/games/{first['id']}/rematch", headers=seat)
+    assert made.status_code == 201, made.get_json()
+    assert made.get_json()["id"] == reserved and made.get_json()["rematch_of"] == first["id"]
+
+
 def test_a_search_bot_that_was_not_seated_gives_its_slot_back(client, integrator, limited, monkeypatch):
     key = _fresh_key(client, integrator)
     owner = limited.identity.integrator(key["Authorization"][7:]).key_id

@@ -23,6 +23,7 @@ from service.core.errors import ProblemError, not_found
 from service.core.games import check_distinct_players
 from service.core.house_secret import HouseSecret
 from service.core.identity import Viewer
+from service.core.seats import rematch_reservation
 from service.core.verify import EXPORT_FORMAT, verify_export
 
 if TYPE_CHECKING:
@@ -290,6 +291,11 @@ class Records:
         game_id = header["game_id"]
         if self.naipes.store.exists(game_id):
             raise ProblemError(409, "Game exists", f"game '{game_id}' is already in this store", "game-exists")
+        if self.naipes.redis.exists(rematch_reservation(game_id)):
+            # a finished game's log names this id as its rematch: the id is that rematch's, made or not yet
+            raise ProblemError(
+                409, "Game exists", f"game id '{game_id}' is kept for the rematch of another game", "game-exists"
+            )
         table = self._fold_checked(envs)
         origin = {
             "imported_at": now_iso(),

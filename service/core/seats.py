@@ -40,6 +40,11 @@ from service.core.identity import SPECTATOR_VIEWER, Viewer, seat_token, token_ha
 if TYPE_CHECKING:
     from service.core.naipes import Naipes
 
+def rematch_reservation(game_id: str) -> str:
+    """The key that keeps ``game_id`` for the rematch of the game it holds (written before the link)."""
+    return key(game_id, "rematch-of")
+
+
 log = logging.getLogger("naipes.seats")
 
 INVITATION_PREFIX = "inv_"
@@ -348,6 +353,9 @@ class Seats:
             if table.get("rematch"):
                 return table["rematch"], table
             new_id = secrets.token_hex(8)
+            # the id is kept for the rematch before the log publishes it: an import may not take it in the
+            # moment between the link and the creation (or while the creation waits for the owner's limit)
+            self.naipes.redis.set(rematch_reservation(new_id), game_id)
             actor = f"seat:{viewer.seat}" if viewer.kind == "seat" else "integrator"
             event = {"type": tables.REMATCH_CREATED, "data": {"game": new_id}}
             envs, new = self.naipes.appender.append_events(game_id, table, [event], actor=actor, stamp=now_iso())
