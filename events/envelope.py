@@ -10,6 +10,10 @@ An envelope is a JSON object with these members:
 ``data``      the public part
 ``private``   (optional) ``{"<seat>": {...}}``, each seat's secret part
 ``rules``     (optional) the rules version of the game that produced it
+``salt``      (optional) 32 hex digits no viewer can guess, in every event
+              with a private part: shown only to a viewer who sees the whole
+              event, so that a ``hash`` shown beside a redacted event cannot be
+              matched against guesses of the parts removed (a few cards, say)
 ``prev_hash`` the ``hash`` of the previous event (64 zeros for version 1)
 ``hash``      SHA-256 (hex) of ``prev_hash`` followed by the canonical JSON of
               the envelope without ``hash``
@@ -22,7 +26,8 @@ from that point on.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+import hmac
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -58,6 +63,18 @@ def event_hash(prev_hash: str, body: dict) -> str:
     return h.hexdigest()
 
 
+def event_salt(salt_key: bytes, game_id: str, version: int, prev_hash: str, domain_event: dict) -> str:
+    """The salt of an event: keyed by a secret of the writer's, so nobody else can guess it, and a
+    function of the event and its place, so the same append sent twice is the same bytes twice."""
+    body = [game_id, version, prev_hash, domain_event["type"], domain_event.get("data"), domain_event.get("private")]
+    return hmac.new(salt_key, canonical(body), hashlib.sha256).hexdigest()[:32]
+
+
+def has_private(domain_event: dict) -> bool:
+    """Which events a writer salts by default: those with a private part."""
+    return bool(domain_event.get("private"))
+
+
 def seal(
     game_id: str,
     version: int,
@@ -67,6 +84,7 @@ def seal(
     actor: str,
     time: str,
     rules: str | None = None,
+    salt: str | None = None,
 ) -> dict:
     """Wrap a domain event (``type``, ``data``, ``private``) in a chained envelope."""
     env: dict[str, Any] = {
@@ -82,6 +100,8 @@ def seal(
         env["private"] = domain_event["private"]
     if rules is not None:
         env["rules"] = rules
+    if salt is not None:
+        env["salt"] = salt
     env["hash"] = event_hash(prev_hash, env)
     return env
 
@@ -95,11 +115,15 @@ def seal_batch(
     actor: str,
     time: str,
     rules: str | None = None,
+    salt_key: bytes | None = None,
+    salted: Callable[[dict], bool] = has_private,
 ) -> list[dict]:
+    """Seal events one after the other; with ``salt_key``, each event ``salted`` picks gets its salt."""
     out = []
     for ev in domain_events:
         version += 1
-        env = seal(game_id, version, prev_hash, ev, actor=ev.get("actor", actor), time=time, rules=rules)
+        salt = event_salt(salt_key, game_id, version, prev_hash, ev) if salt_key and salted(ev) else None
+        env = seal(game_id, version, prev_hash, ev, actor=ev.get("actor", actor), time=time, rules=rules, salt=salt)
         prev_hash = env["hash"]
         out.append(env)
     return out
@@ -151,7 +175,9 @@ def for_viewer(env: dict, seat: int | None, everything: bool = False) -> dict:
     """The envelope as a viewer may see it: other seats' private parts removed.
 
     The hash still covers the whole event; a viewer who lacks private parts can
-    check the chain of ``prev_hash`` links but not recompute every hash.
+    check the chain of ``prev_hash`` links but not recompute every hash.  The
+    event's salt goes with the parts removed: without it, the hash of a
+    redacted event cannot be matched against guesses of what was removed.
     """
     if everything or "private" not in env:
         return env
@@ -164,4 +190,5 @@ def for_viewer(env: dict, seat: int | None, everything: bool = False) -> dict:
         del out["private"]
     if len(private) > len(out.get("private", ())):
         out["redacted"] = True
+        out.pop("salt", None)
     return out

@@ -28,31 +28,37 @@ class Appender:
 
     def __init__(self, naipes: Naipes):
         self.naipes = naipes
+        self._salt_key: bytes | None = None
+
+    @property
+    def salt_key(self) -> bytes:
+        """The key of the events' salts (:func:`events.envelope.event_salt`), from the service secret."""
+        if self._salt_key is None:
+            self._salt_key = self.naipes.secret.derive("event-salt")
+        return self._salt_key
 
     def settle(self, game_id: str, envs: list[dict], table: dict, stamp: str) -> tuple[list[dict], dict]:
         """What follows a batch of events in the same append: the moves of
         absent seats (each deal's reveal is placed by :meth:`_append_events`)."""
         return self._auto_moves(game_id, envs, table, stamp)
 
-    @staticmethod
     def append_events(
-        game_id: str, table: dict, events: list[dict], *, actor: str, stamp: str
+        self, game_id: str, table: dict, events: list[dict], *, actor: str, stamp: str
     ) -> tuple[list[dict], dict]:
         """Seal ``events`` after ``table`` and fold them; the ``DealRevealed`` of a
         deal whose hand is over comes right after the event that ended it, before
         any event of the next deal (so a deal is public as a whole once it may be)."""
         out: list[dict] = []
         for event in events:
-            table, sealed = Appender._seal(game_id, table, [event], actor, stamp)
+            table, sealed = self._seal(game_id, table, [event], actor, stamp)
             out += sealed
             reveals = tables.reveal_events(table)
             if reveals:
-                table, sealed = Appender._seal(game_id, table, reveals, "system", stamp)
+                table, sealed = self._seal(game_id, table, reveals, "system", stamp)
                 out += sealed
         return out, table
 
-    @staticmethod
-    def _seal(game_id: str, table: dict, events: list[dict], actor: str, stamp: str) -> tuple[dict, list[dict]]:
+    def _seal(self, game_id: str, table: dict, events: list[dict], actor: str, stamp: str) -> tuple[dict, list[dict]]:
         """Seal events (cards as the rules' values) as the log writes them, and fold them as they are."""
         sealed = seal_batch(
             game_id,
@@ -62,6 +68,7 @@ class Appender:
             actor=actor,
             time=stamp,
             rules=table["rules"],
+            salt_key=self.salt_key,
         )
         for env, event in zip(sealed, events):
             table = tables.evolve_decoded(

@@ -132,6 +132,7 @@ class Games:
                 actor="integrator",
                 time=stamp,
                 rules=module.RULES_VERSION,
+                salt_key=self.naipes.appender.salt_key,
             )
             table = tables.fold(envs)
             if not open_seats:  # a game with open seats starts when the last of them is claimed

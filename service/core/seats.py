@@ -40,6 +40,7 @@ from service.core.identity import SPECTATOR_VIEWER, Viewer, seat_token, token_ha
 if TYPE_CHECKING:
     from service.core.naipes import Naipes
 
+
 def rematch_reservation(game_id: str) -> str:
     """The key that keeps ``game_id`` for the rematch of the game it holds (written before the link)."""
     return key(game_id, "rematch-of")

@@ -105,6 +105,10 @@ def _problem(exc: T.TournamentError) -> ProblemError:
     )
 
 
+def _always(_event: dict) -> bool:
+    return True
+
+
 class Tournaments:
     def __init__(self, naipes: Naipes, webhooks: Webhooks | None = None):
         self.naipes = naipes
@@ -126,7 +130,10 @@ class Tournaments:
 
     def _append(self, tid: str, envs: list[dict], events: list[dict], actor: str) -> list[dict]:
         version, prev = (envs[-1]["version"], envs[-1]["hash"]) if envs else (0, GENESIS)
-        sealed = seal_batch(tid, version, prev, events, actor=actor, time=now_iso())
+        # every event salted: a result withheld from a caller shows its hash, never something to match guesses
+        # against (a table's scores and ranking have few possible values)
+        salt_key = self.naipes.appender.salt_key
+        sealed = seal_batch(tid, version, prev, events, actor=actor, time=now_iso(), salt_key=salt_key, salted=_always)
         self.store.append(tid, version, sealed)
         return sealed
 
