@@ -525,7 +525,16 @@ class EventSchema(ma.Schema):
             "of the whole event without 'hash'"
         },
     )
-    redacted = fields.Boolean(metadata={"description": "True when private parts were removed for this caller"})
+    salt = fields.String(
+        metadata={
+            "description": "32 hex digits under the hash, in a game event with a private part and in every tournament "
+            "event; shown only to a caller "
+            "shown the whole event (so a hash beside a redacted event matches no guess of what was removed)"
+        }
+    )
+    redacted = fields.Boolean(
+        metadata={"description": "True when private parts (and with them the salt) were removed for this caller"}
+    )
     label = fields.String(
         metadata={
             "description": "The event in words, in the language of Accept-Language (en or es), made from its public "
