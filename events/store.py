@@ -26,7 +26,6 @@ Keys of game ``g``:
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -333,17 +332,6 @@ class EventStore:
             return max(1, wanted_ms)
         most = int(timeout * 1000) - 1000 if timeout > 2 else int(timeout * 500)
         return max(1, min(wanted_ms, most))
-
-    def wait(self, game_id: str, after: int, timeout_ms: int) -> bool:
-        """Block up to ``timeout_ms`` until an event newer than ``after`` exists."""
-        stream, start = key(game_id, "events"), f"{min(after, MAX_VERSION)}-0"
-        deadline = time.monotonic() + timeout_ms / 1000
-        while True:
-            if self.redis.xread({stream: start}, count=1, block=self._blocking_ms(timeout_ms)):
-                return True
-            timeout_ms = int((deadline - time.monotonic()) * 1000)
-            if timeout_ms <= 0:
-                return False
 
     def read_new(self, game_id: str, after: int, count: int, timeout_ms: int) -> list[dict]:
         """The envelopes after version ``after`` (at most ``count``), waiting for the first up to

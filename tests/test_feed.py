@@ -253,7 +253,8 @@ def test_only_a_client_of_one_server_carries_a_feed():
 
 def test_a_long_poll_waits_longer_than_the_redis_socket_timeout(client, integrator, redis_url):
     """``GET /games/{id}/events?wait=`` allows up to 30 s, and redis-py's connections time a read out
-    after 5 s (its default): the wait is made of blocking reads shorter than that."""
+    after 5 s (its default): a long-poll waits on the game's reader, and a reader that blocks on the
+    log (on a Redis Cluster) makes its wait of reads shorter than that."""
     g = create(client, integrator)
     version = client.get(f"/games/{g['id']}").get_json()["version"]
     t0 = time.monotonic()
@@ -264,8 +265,6 @@ def test_a_long_poll_waits_longer_than_the_redis_socket_timeout(client, integrat
     t0 = time.monotonic()
     assert short.read_new(g["id"], version, 10, 3000) == []  # a blocking read below it: empty, no error
     assert time.monotonic() - t0 < 1
-    assert short.wait(g["id"], version, 2500) is False
-    assert 2.5 <= time.monotonic() - t0 < 4
 
 
 def test_an_append_the_server_refuses_to_publish_writes_nothing(redis_client, redis_url):

@@ -110,17 +110,11 @@ class Reads:
             "deadline": facts.iso(clock["deadline"]) if clock and moves else None,
         }
 
-    def events(
-        self, game_id: str, viewer: Viewer, after: int = 0, wait: float = 0, limit: int = 1000, lang: str = "en"
-    ) -> dict:
+    def events(self, game_id: str, viewer: Viewer, after: int = 0, limit: int = 1000, lang: str = "en") -> dict:
         """The log after ``after`` as the caller may see it, each event with its ``label`` in ``lang``
-        (outside the hash, like ``redacted``)."""
+        (outside the hash, like ``redacted``).  A long-poll waits at the HTTP edge, on the game's live
+        reader (service/web/live.py), and asks again."""
         envs = self.naipes.store.read(game_id, after, count=limit)
-        if not envs and wait > 0:
-            if not self.naipes.store.exists(game_id):
-                raise not_found(game_id)
-            if self.naipes.store.wait(game_id, after, int(wait * 1000)):
-                envs = self.naipes.store.read(game_id, after, count=limit)
         if not envs and not self.naipes.store.exists(game_id):
             raise not_found(game_id)
         version, _ = self.naipes.store.head(game_id)

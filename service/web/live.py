@@ -293,6 +293,28 @@ class Stream(MethodView):
         return resp
 
 
+def wait_for_events(svc, game_id: str, after: int, seconds: float) -> None:
+    """A long-poll's wait (``GET /games/{id}/events?wait=``): until the game's log is past ``after``, at most
+    ``seconds``.  It waits as a stream does, on the game's reader in this process (which the process's one
+    subscription feeds), so a waiting request holds no Redis connection; and it holds one of the streams'
+    slots, counted per client and address like theirs (429 beyond a client's share, 503 beyond the server's)."""
+    release = _streams.acquire(client())
+    try:
+        fanout: Fanout = current_app.extensions["naipes_fanout"]
+        hub = fanout.follow(svc, game_id)
+        deadline = time.monotonic() + seconds
+        try:
+            # (the reader also wakes its waiters when told to read anew: a change of tokens, a new subscription)
+            while hub.head.version <= after and (left := deadline - time.monotonic()) > 0:
+                hub.wait(after, left)
+        except RuntimeError:  # the reader stopped: the read that follows the wait tells what there is
+            pass
+        finally:
+            fanout.leave(hub)
+    finally:
+        release()
+
+
 def _client_gone(environ: dict):
     """A function telling, without waiting, whether the stream's client may have closed its connection.
 

@@ -16,6 +16,7 @@ from service.web.base import (
     any_caller,
     app_service,
     blp,
+    caller,
     credential,
     current_caller,
     errors,
@@ -24,6 +25,7 @@ from service.web.base import (
     labelled,
     language,
 )
+from service.web.live import wait_for_events
 
 log = logging.getLogger("naipes.http")
 
@@ -33,15 +35,18 @@ class Events(MethodView):
     @credential(any_caller)
     @blp.arguments(s.EventsQuerySchema, location="query")
     @blp.response(200, s.EventsSchema)
-    @errors(401, 404, 422)
+    @errors(401, 404, 422, 429, 503)
     @blp.doc(
         security=ANY, operationId="getEvents", summary="The event log as the caller may see it; long-polls with wait"
     )
     def get(self, query, game_id):
-        lang = language()
-        events = app_service().reads.events(
-            game_id, current_caller(), query["after"], query["wait"], query["limit"], lang=lang
-        )
+        lang, svc = language(), app_service()
+        after, limit = query["after"], query["limit"]
+        events = svc.reads.events(game_id, current_caller(), after, limit, lang=lang)
+        if query["wait"] > 0 and not events["events"]:
+            wait_for_events(svc, game_id, after, query["wait"])
+            # the credential once more: a key revoked or a seat token replaced during the wait gets nothing
+            events = svc.reads.events(game_id, caller(game_id), after, limit, lang=lang)
         return labelled(events, lang)
 
 

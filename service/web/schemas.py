@@ -560,7 +560,11 @@ class EventsQuerySchema(ma.Schema):
     wait = fields.Float(
         load_default=0,
         validate=validate.Range(min=0, max=30),
-        metadata={"description": "Seconds to wait for a newer event when there is none"},
+        metadata={
+            "description": "Seconds to wait for a newer event when there is none. A waiting request takes one of "
+            "the client's live-stream slots while it waits (429 beyond the client's share, 503 beyond the server's); "
+            "the credential is checked again when the wait ends"
+        },
     )
     limit = fields.Integer(load_default=1000, validate=validate.Range(min=1, max=5000))
 
