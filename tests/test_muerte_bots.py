@@ -170,12 +170,20 @@ class MuerteChecks(Checks):
         if after["identity"] and after["phase"] != "swapping":  # swaps change identities, not yet the cards
             check_cards(after)
 
+    def nobody_wins(self, st: dict) -> bool:
+        """Seed 001, 3.1: "En caso de doble traición, no gana nadie": a match of one game so ended."""
+        return self.options["games"] == 1 and bool(st["results"][-1].get("double"))
+
     def end(self, st: dict) -> None:
         out = M.outcome(st)
         n = len(st["players"])
         assert out["games_played"] == self.options["games"] == len(out["games"])
         assert out["scores"] == [sum(g["points"][s] for g in out["games"]) for s in range(n)]
-        assert out["winners"] and all(out["scores"][s] == max(out["scores"]) for s in out["winners"])
+        if self.options["games"] == 1:  # seed 001 2.4/3.1: a match of one game is won as the game is
+            assert out["winners"] == [s for s in out["ranking"] if s in out["games"][0]["winners"]]
+            assert set(out["ranking"][: len(out["winners"])]) == set(out["winners"])
+        else:  # 3.2: the points, over several games
+            assert out["winners"] and all(out["scores"][s] == max(out["scores"]) for s in out["winners"])
 
 
 PROFILE = Profile(

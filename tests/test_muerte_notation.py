@@ -340,8 +340,8 @@ def test_finding_the_king_labels():
         "Termina la partida 1: ana descubre el rey, que custodiaba fede; gana el bando de espadas",
     )
     assert labels_of_event(evs[2]) == (
-        "The match ends after 1 game: ana wins with 3 points",
-        "Termina el encuentro tras 1 partida: gana ana con 3 puntos",
+        "The match ends after 1 game: ana, eva and carl win",
+        "Termina el encuentro tras 1 partida: ganan ana, eva y carl",
     )
 
 

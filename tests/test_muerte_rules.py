@@ -97,7 +97,7 @@ def at_turn(st: dict, seat: int) -> dict:
 
 def test_module_face():
     """Interface contract (domain/base.py): names, bounds and an options schema with defaults."""
-    assert M.GAME_ID == "muerte" and M.TITLE and M.RULES_VERSION == "1"
+    assert M.GAME_ID == "muerte" and M.TITLE and M.RULES_VERSION == "2" and "1" in M.FOLDS_RULES
     assert (M.MIN_PLAYERS, M.MAX_PLAYERS) == (6, 16)
     props = M.OPTIONS["properties"]
     assert M.OPTIONS["type"] == "object" and M.OPTIONS["additionalProperties"] is False
@@ -696,3 +696,44 @@ def test_evolve_is_pure_and_json():
     st2 = fold(st, events)
     assert json.dumps(st, sort_keys=True) == frozen
     assert json.loads(json.dumps(st2)) == st2
+
+
+# ---------------------------------------------------------------- who wins a match of one game
+def test_a_match_of_one_game_is_won_as_the_game_is():
+    """Seed 001, 2.4: "Un equipo gana si localiza al rey contrario"; 3.1: after a treason "sólo gana el
+    que ha descubierto al traidor", and "En caso de doble traición, no gana nadie"; 3.2 gives its points
+    as a system "para jugar varias partidas sucesivas".  A one-game match's outcome names the game's
+    winners, not the seats with the best points (rules version 1 named those: four bystanders "won" a
+    double treason, and one seat of the team that found the king)."""
+    # the king found by seat 0: the whole espadas team (seats 0, 2, 4) wins, first in the ranking
+    st = dealt(HANDS6)
+    st, _ = move(st, 0, type="accuse", target=5)
+    out = M.outcome(st)
+    assert sorted(out["winners"]) == [0, 2, 4] and set(out["ranking"][:3]) == {0, 2, 4}
+    # a double treason: nobody wins
+    hands = [list(h) for h in HANDS6]
+    hands[0], hands[2] = ["O2", "O4"], ["O1", "O5"]
+    st = dealt(hands, treason=True)
+    st, _ = move(st, 0, type="exchange", **{"with": 2}, card="O2")
+    st, _ = move(st, 2, type="give_back", card="O1")
+    st, _ = move(st, 0, type="denounce")
+    st, _ = move(st, 2, type="denounce")
+    out = M.outcome(st)
+    assert out["winners"] == [] and sorted(out["ranking"]) == list(range(6))
+    # one treason denounced: its discoverer alone
+    st = dealt(hands, treason=True)
+    st, _ = move(st, 0, type="exchange", **{"with": 2}, card="O2")
+    st, _ = move(st, 2, type="give_back", card="O1")
+    st, _ = move(st, 2, type="ignore_treason")
+    st, _ = move(st, 0, type="denounce")
+    assert M.outcome(st)["winners"] == [0] and M.outcome(st)["ranking"][0] == 0
+
+
+def test_a_game_started_under_rules_1_ends_as_it_did():
+    """A game keeps the rules version it started under (every envelope names it, and the fold keeps it):
+    a one-game match of rules version 1 still names its best scorers, as it did when it was played."""
+    st = {**dealt(HANDS6), "rules": "1"}  # as the fold of a log of version 1 leaves it
+    for ev in M.decide(st, {"type": "accuse", "seat": 0, "target": 5, "seed": 0}):
+        st = M.evolve(st, {**ev, "rules": "1"})  # as the log hands them over: each envelope with its version
+    assert st["rules"] == "1"
+    assert M.outcome(st)["winners"] == [0]  # the discoverer's +3 alone, as version 1 decided

@@ -14,11 +14,13 @@ GAME_ID = "muerte"
 TITLE = "¡Muerte al rey!"
 
 
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 
 
-# rules versions whose logs this module folds exactly as they were played
-FOLDS_RULES = ("1",)
+# rules versions whose logs this module folds exactly as they were played.  Version 2: a match of one
+# game is won as the game is (the winning team, the discoverer of a treason, nobody after a double
+# treason); version 1 named the seats with the best points of section 3.2 even then.
+FOLDS_RULES = ("1", "2")
 
 
 # events after which the deal in play is over and its commitment is revealed

@@ -222,6 +222,11 @@ def evolve(state: dict, ev: dict) -> dict:
     fn = _EVOLVERS.get(ev["type"])
     if fn is None:
         raise ValueError(f"muerte: unknown event type {ev['type']!r}")
+    # a stored envelope names the rules version its game started under; the state keeps it, so that the
+    # game's end is decided as under that version (domain.muerte.about.FOLDS_RULES)
+    rules = ev.get("rules")
+    if rules is not None and rules != state.get("rules"):
+        state = {**state, "rules": rules}
     return fn(state, ev)
 
 

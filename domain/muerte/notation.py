@@ -483,8 +483,15 @@ def _game_record(description: str, **more: dict) -> dict:
 
 _OUTCOME = {
     "scores": _scores("seat number (index) -> the seat's points over the whole match"),
-    "ranking": _seats("every seat, best match total first (ties by seat number)", least=1),
-    "winners": _seats("the seats with the best match total", least=1),
+    "ranking": _seats(
+        "every seat, best first: over several games by match total (ties by seat number); in a match of one "
+        "game its winners first, then by points",
+        least=1,
+    ),
+    "winners": _seats(
+        "over several games, the seats with the best match total; in a match of one game, the game's winners "
+        "(the winning team, a treason's discoverer; nobody after a double treason)"
+    ),
     "games_played": _int("the number of games played in the match", 1, _MOST_GAMES),
     "games": {
         "type": "array",
@@ -1145,9 +1152,12 @@ def _ev_match_ended(d: dict, players: list[str], lang: str) -> str:
     winners = d.get("winners") or []
     scores = d.get("scores") or []
     names = _join([_who(players, s, lang) for s in winners], lang)
-    if not winners:
-        return f"The match ends after {games}" if en else f"Termina el encuentro tras {games}"
-    top = scores[winners[0]] if isinstance(winners[0], int) and 0 <= winners[0] < len(scores) else None
+    if not winners:  # a match of one game ended by a double treason
+        return (
+            f"The match ends after {games}: nobody wins" if en else f"Termina el encuentro tras {games}: no gana nadie"
+        )
+    tops = {scores[s] for s in winners if isinstance(s, int) and 0 <= s < len(scores)}
+    top = next(iter(tops)) if len(tops) == 1 and len(scores) > 0 else None  # (a team's members may score apart)
     pts = "" if top is None else (f" with {_points(top, lang)}" if en else f" con {_points(top, lang)}")
     if en:
         return f"The match ends after {games}: {names} {'wins' if len(winners) == 1 else 'win'}{pts}"

@@ -80,14 +80,24 @@ def _end_game(out: _Out, command: dict, reason: str, actor: int) -> None:
 
 
 def _compute_outcome(st: dict) -> dict:
+    """The match's result.  Section 3.2's points are "a scoring system for playing several games in a
+    row": over several games the best total wins.  A match of one game is won as the game was
+    (section 2.4: "Un equipo gana si localiza al rey contrario"; a treason's discoverer wins alone; "En
+    caso de doble traición, no gana nadie"), and the ranking puts its winners first.  Rules version 1
+    named the best total's seats in both cases."""
     scores = st["scores"]
     seats = range(len(st["players"]))
     ranking = sorted(seats, key=lambda s: (-scores[s], s))
     top = scores[ranking[0]]
+    winners = [s for s in ranking if scores[s] == top]
+    if st.get("rules") != "1" and st["games_total"] == 1 and st["results"]:
+        won = set(st["results"][-1].get("winners") or [])
+        ranking = sorted(seats, key=lambda s: (s not in won, -scores[s], s))
+        winners = [s for s in ranking if s in won]
     return {
         "scores": list(scores),
         "ranking": ranking,
-        "winners": [s for s in ranking if scores[s] == top],
+        "winners": winners,
         "games_played": st["game_no"],
         "games": [dict(r) for r in st["results"]],
     }
