@@ -337,6 +337,10 @@ def test_a_newcomer_joins_at_the_next_hand_as_a_merchant_placed_by_the_greater_d
         problem(client.post(f"/games/{closed['id']}/players", json={"player": "x"}, headers=integrator), 422)["rule"]
         == "joining-disabled"
     )
+    # a game whose rules know no newcomer says so, in the same words (not a move type unknown to the contract)
+    cego = create(client, integrator, game="cego", players=["a", "b", "c"])
+    refused = problem(client.post(f"/games/{cego['id']}/players", json={"player": "x"}, headers=integrator), 422)
+    assert refused["rule"] == "joining-disabled" and "join" not in refused["detail"].split(), refused
     # play on: the new seat is placed by the Greater Dalmuti and is dealt cards in hand 2
     toks = {**tokens(g), 4: joined["token"]}
     rng = random.Random(8)

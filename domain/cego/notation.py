@@ -714,7 +714,7 @@ VIEW_SCHEMA: dict = {
                 _pair("a card played to the current trick, by that seat"),
                 "the current trick (baza), in play order",
                 0,
-                3,
+                4,
             ),
             "leader": _seat_int("the seat that leads (led) the current trick; null before the play", True),
             "turn": _seat_int("the seat to play a card (phase play); null otherwise", True),

@@ -79,8 +79,8 @@ def to_act(state: dict) -> list[int]:
         return state["speakers"][:1]
     if phase in ("gut_selbst", "rauber_choice", "exchange"):
         return [state["contract"]["challenger"]]
-    if phase == "play":
-        return [state["turn"]]
+    if phase == "play":  # (no turn between a trick's last card and its end, two events of one append)
+        return [] if state["turn"] is None else [state["turn"]]
     return []
 
 

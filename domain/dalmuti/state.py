@@ -103,8 +103,8 @@ def _enter_play(st: dict) -> None:
 
 def to_act(state: dict) -> list[int]:
     phase = state["phase"]
-    if phase == "play":
-        return [state["turn"]]
+    if phase == "play":  # (no turn between a trick's last card and its end, two events of one append)
+        return [] if state["turn"] is None else [state["turn"]]
     if phase == "taxes":
         seats = list(state["tax_pending"])
         if state["exchange_seat"] is not None:

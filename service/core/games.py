@@ -212,6 +212,14 @@ class Games:
             except RuleViolation as exc:
                 if exc.rule == "name-taken":  # answered as a claim under a taken name is
                     raise ProblemError(409, "Name taken", exc.detail, "name-taken") from None
+                if exc.rule == "unknown-move":  # a game whose rules know no newcomer (only Dalmuti's do)
+                    raise ProblemError(
+                        422,
+                        "Illegal move",
+                        f"a {table['game']} game takes no newcomers: its players are set when it is created",
+                        "illegal-move",
+                        rule="joining-disabled",
+                    ) from None
                 raise rule_problem(exc) from None
             stamp = now_iso()
             envs, new_table = self.naipes.appender.append_events(
