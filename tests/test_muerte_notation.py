@@ -188,7 +188,12 @@ def test_deck_round_trips_and_codes_match_the_pattern(deck):
         assert c["name"]["en"] and c["name"]["es"] and c["colour"]
         assert "points" not in c and "copies" not in c
     assert {c["code"] for c in cards} == M._all_cards(deck)
-    assert N.deck() == N.deck({"deck": "spanish40"}) == N.deck({"deck": "spanish40", "treason": True})
+    assert N.deck({}) == N.deck({"deck": "spanish40"}) == N.deck({"deck": "spanish40", "treason": True})
+    # the game's description (no options) lists either pack's cards, the 8s and 9s marked as spanish48's alone
+    described = N.deck()
+    assert [c["code"] for c in described] == [c["code"] for c in N.deck({"deck": "spanish48"})]
+    assert {c["code"] for c in described if "options" not in c} == M._all_cards("spanish40")
+    assert all(c["options"] == {"deck": ["spanish48"]} for c in described if c["rank"] in ("8", "9"))
 
 
 def test_every_card_the_game_deals_is_in_the_deck():

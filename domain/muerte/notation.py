@@ -101,9 +101,17 @@ def deck(options: dict | None = None) -> list[dict]:
 
     The identity deck and both team decks are drawn from this pack (which
     cards depends on the number of players, see ``domain.muerte.cards``);
-    every card is unique, and no card is worth points.
+    every card is unique, and no card is worth points.  With no options (the
+    game's description) every card of either pack, the 8s and 9s marked as
+    dealt only with ``deck: spanish48``.
     """
-    name = (options or {}).get("deck", OPTIONS["properties"]["deck"]["default"])
+    if options is None:
+        short = DECK_NUMBERS["spanish40"]
+        return [
+            card if int(card["rank"]) in short else {**card, "options": {"deck": ["spanish48"]}}
+            for card in deck({"deck": "spanish48"})
+        ]
+    name = options.get("deck", OPTIONS["properties"]["deck"]["default"])
     if name not in DECK_NUMBERS:
         raise ValueError(f"unknown deck {name!r} (known: {', '.join(DECK_NUMBERS)})")
     out = []

@@ -135,9 +135,9 @@ class CardSchema(ma.Schema):
     id = fields.Raw(
         required=True,
         metadata={
-            "description": "The rules' own value for this card (an integer or a string): only a log written before "
-            "card codes (an export of an early game) holds it. Views, moves, legal moves and events write the card "
-            "as its `code`, and a move naming a card by this value is refused"
+            "description": "The rules' own value for this card (an integer or a string). Every card has one, but only "
+            "a log written before card codes (an export of an early game) uses it. Views, moves, legal moves and "
+            "events write the card as its `code`, and a move naming a card by this value is refused"
         },
     )
     suit = fields.String(allow_none=True, required=True, metadata={"description": "None for cards outside the suits"})
@@ -146,6 +146,14 @@ class CardSchema(ma.Schema):
     colour = fields.String(required=True, metadata={"description": "The colour the card is printed in"})
     points = fields.Integer(metadata={"description": "What the card counts, where the game counts card points"})
     copies = fields.Integer(metadata={"description": "How many identical copies the deck holds, where more than one"})
+    options = fields.Dict(
+        keys=fields.String(),
+        values=fields.List(fields.Raw()),
+        metadata={
+            "description": "Present when only some values of a game option put the card in the deck: option -> those "
+            'values (¡Muerte al rey!\'s 8s and 9s: {"deck": ["spanish48"]})'
+        },
+    )
 
 
 class NamedSchema(ma.Schema):
@@ -186,7 +194,11 @@ class GameDescriptionSchema(GameTypeSchema):
     card_pattern = fields.String(
         required=True, metadata={"description": "A regular expression every card code matches"}
     )
-    deck = fields.List(fields.Nested(CardSchema), required=True, metadata={"description": "Every card of the game"})
+    deck = fields.List(
+        fields.Nested(CardSchema),
+        required=True,
+        metadata={"description": "Every card of the game, under any of its options (see each card's `options`)"},
+    )
     phases = fields.List(fields.Nested(NamedSchema), required=True)
     roles = fields.List(fields.Nested(NamedSchema), required=True)
     moves = fields.List(fields.Nested(MoveTypeSchema), required=True, metadata={"description": "Every move type"})
