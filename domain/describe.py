@@ -238,18 +238,39 @@ def table_event_schemas(game_id: str) -> dict[str, dict]:
         ),
         tables.DEAL_REVEALED: (
             "A finished deal's cards are published, so that anyone can check the commitment its deal made",
-            _obj(
-                "the deal's secret, now public",
-                ("deal_version", "commitment", "salt", "deck"),
-                deal_version={"type": "integer", "minimum": 1, "description": "the version of the deal's event"},
-                commitment={
-                    "type": "string",
-                    "pattern": "^[0-9a-f]{64}$",
-                    "description": "the SHA-256 the deal published (docs/review.md says how to check it)",
-                },
-                salt={"type": "string", "description": "the salt the commitment was made with"},
-                deck=deck,
-            ),
+            {
+                "description": "the deal's secret, now public; or, to a seat of a duplicate round's table while "
+                "another table of the round has not played the same deal out, the reveal without its deck "
+                "(the event then says redacted)",
+                "oneOf": [
+                    _obj(
+                        "the deal's secret, now public",
+                        ("deal_version", "commitment", "salt", "deck"),
+                        deal_version={
+                            "type": "integer",
+                            "minimum": 1,
+                            "description": "the version of the deal's event",
+                        },
+                        commitment={
+                            "type": "string",
+                            "pattern": "^[0-9a-f]{64}$",
+                            "description": "the SHA-256 the deal published (docs/review.md says how to check it)",
+                        },
+                        salt={"type": "string", "description": "the salt the commitment was made with"},
+                        deck=deck,
+                    ),
+                    _obj(
+                        "the reveal as an embargoed seat gets it: which deal, and that its cards are held back",
+                        ("deal_version", "embargoed"),
+                        deal_version={
+                            "type": "integer",
+                            "minimum": 1,
+                            "description": "the version of the deal's event",
+                        },
+                        embargoed={"const": True, "description": "the deck is held back for now"},
+                    ),
+                ],
+            },
         ),
         tables.GAME_FROZEN: (
             "A reviewer freezes the game: moves are refused until a ruling unfreezes it",
@@ -320,7 +341,23 @@ def table_event_schemas(game_id: str) -> dict[str, dict]:
         ),
     }
     assert set(shapes) == tables.TABLE_EVENTS, "every table event has its shape"
-    return {kind: {"description": text, "data": data, "private": None} for kind, (text, data) in shapes.items()}
+    out = {kind: {"description": text, "data": data, "private": None} for kind, (text, data) in shapes.items()}
+    # a tournament's table (and a game given a deal seed) keeps the seed of its deals in a secret part, shown
+    # only to a caller who sees everything
+    out[tables.GAME_CREATED]["private"] = {
+        "type": "object",
+        "description": "the table's setup secret, for a caller who sees everything; absent when there is none",
+        "properties": {
+            "setup": {
+                "type": "object",
+                "description": "how the table's deals are drawn",
+                "properties": {
+                    "deal_seed": {"type": "string", "description": "the secret the table's deal seeds come from"}
+                },
+            }
+        },
+    }
+    return out
 
 
 def _as_shown(private: dict | None) -> dict | None:

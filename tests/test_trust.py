@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+import jsonschema
 import pytest
 import redis
 
@@ -99,6 +100,12 @@ def test_a_duplicate_deal_stays_hidden_until_every_table_of_the_round_has_played
     assert seat_events[-1]["version"] == head
     reveal = next(e for e in seat_events if e["type"] == tables.DEAL_REVEALED)
     assert "deck" not in reveal["data"] and reveal["data"]["embargoed"] is True
+    # ... in a shape the game's description gives (as the table's setup secret, to the owner who sees it)
+    shapes = client.get("/game-types/dalmuti").get_json()["event_schemas"]
+    jsonschema.validate(reveal["data"], shapes[tables.DEAL_REVEALED]["data"])
+    created = client.get(f"/games/{gid}/events", headers=owner_h).get_json()["events"][0]
+    assert created["private"]["setup"]["deal_seed"]
+    jsonschema.validate(created["private"], shapes[tables.GAME_CREATED]["private"])
 
     # the tournament's owner and a reviewer see everything
     for who in (owner_h, reviewer):
