@@ -514,7 +514,14 @@ class EventSchema(ma.Schema):
     version = fields.Integer(required=True)
     type = fields.String(required=True)
     time = fields.String(required=True)
-    actor = fields.String(required=True, metadata={"description": "seat:<n>, system, worker or integrator"})
+    actor = fields.String(
+        required=True,
+        metadata={
+            "description": "Who caused the event: seat:<n> (a seat's move), bot:<kind> (a bot's move for its seat: "
+            "bot:random, bot:heuristic, bot:search), system (the table: deals, reveals), worker (a timeout), "
+            "integrator (the owning key), reviewer:<key id> (a ruling); in a tournament's log, the tournament's own"
+        },
+    )
     data = fields.Dict(
         required=True,
         metadata={
