@@ -380,10 +380,12 @@ def _seats(table: dict, env: dict) -> None:
         _seat_names(table, module, names)
     elif not started(table):  # SEAT_LEFT before the game starts: the seat is open again
         table["open"] = sorted({*open_seats(table), seat})
+        table["released"] = sorted({*table.get("released", ()), seat})
         names[seat] = placeholder(seat)
         _seat_names(table, module, names)
     else:  # SEAT_LEFT: absent for good
         table["left"] = sorted({*table.get("left", ()), seat})
+        table["released"] = sorted({*table.get("released", ()), seat})
         table["absent"] = sorted({*table["absent"], seat})
 
 

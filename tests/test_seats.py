@@ -291,3 +291,52 @@ def test_every_new_event_has_labels_in_both_languages(client, integrator):
         en, es = labels[etype]["en"], labels[etype]["es"]
         assert en and es and en != es and etype not in (en, es), (etype, en, es)
     assert "bea" in labels["SeatClaimed"]["en"] and "bea" in labels["SeatLeft"]["es"]
+
+
+def _voided(client, integrator, players) -> dict:
+    """A started game, ended by a reviewer's void: finished, so it has a rematch."""
+    g = _create(client, integrator, players)
+    void = {"action": "void", "reason": "ended early"}
+    assert client.post(f"/games/{g['id']}/adjudications", json=void, headers=integrator).status_code == 201
+    return g
+
+
+def test_a_player_who_left_its_rematch_seat_gets_no_token_of_it_back(client, integrator):
+    """docs/seats.md: the leaver gets nothing back to rejoin with.  A finished game's seat token asks for the
+    rematch again and again (a fresh token each time); once its player has left its seat of the rematch, the
+    call is refused, and the seat stays with whoever holds it now.  Before, bea's old token took quinn's
+    seat back: bea got a working token and quinn's stopped."""
+    g = _create(client, integrator, ["ana", "bea", "carl", "dani"])
+    toks = {s["seat"]: s["token"] for s in g["seats"]}
+    assert client.post(f"/games/{g['id']}/seats/3/leave", headers=bearer(toks[3])).status_code == 200
+    void = {"action": "void", "reason": "ended early"}
+    assert client.post(f"/games/{g['id']}/adjudications", json=void, headers=integrator).status_code == 201
+    r = client.post(f"/games/{g['id']}/rematch", headers=bearer(toks[1]))
+    assert r.status_code == 201, r.get_json()
+    rematch, seat, bea = r.get_json()["id"], r.get_json()["seat"], r.get_json()["seats"][0]["token"]
+    assert client.get(f"/games/{rematch}/seats").get_json()["open"]  # dani's seat waits: not started
+    assert client.post(f"/games/{rematch}/seats/{seat}/leave", headers=bearer(bea)).status_code == 200
+    invited = client.post(f"/games/{rematch}/seats/{seat}/invitation", headers=integrator)
+    assert invited.status_code in (200, 201), invited.get_json()
+    quinn = _claim(client, rematch, seat, invited.get_json()["invitation"], "quinn")["token"]
+
+    again = client.post(f"/games/{g['id']}/rematch", headers=bearer(toks[1]))
+    assert again.status_code == 403 and again.mimetype == "application/problem+json", again.get_json()
+    assert "seats" not in again.get_json() and "st_" not in again.get_data(as_text=True)
+    assert client.get(f"/games/{rematch}", headers=bearer(quinn)).get_json()["viewer"]["seat"] == seat
+    assert client.get(f"/games/{rematch}/seats").get_json()["seats"][seat]["player"] == "quinn"
+
+
+def test_a_player_who_left_a_running_rematch_gets_no_token_of_it_back(client, integrator):
+    g = _voided(client, integrator, ["ana", "bea", "carl", "dani"])
+    toks = {s["seat"]: s["token"] for s in g["seats"]}
+    first = client.post(f"/games/{g['id']}/rematch", headers=bearer(toks[1])).get_json()
+    rematch, seat, bea = first["id"], first["seat"], first["seats"][0]["token"]
+    assert client.get(f"/games/{rematch}/seats").get_json()["started"]
+    assert client.post(f"/games/{rematch}/seats/{seat}/leave", headers=bearer(bea)).status_code == 200
+    again = client.post(f"/games/{g['id']}/rematch", headers=bearer(toks[1]))
+    assert again.status_code == 403, again.get_json()
+    # a player who never left still gets a fresh token of its seat, as often as it asks
+    carl = client.post(f"/games/{g['id']}/rematch", headers=bearer(toks[2]))
+    assert carl.status_code == 201 and carl.get_json()["seats"][0]["token"]
+    assert client.get(f"/games/{rematch}", headers=bearer(carl.get_json()["seats"][0]["token"])).status_code == 200

@@ -318,6 +318,15 @@ class Seats:
                 ) from None
         rematch = self._table(new_id)  # as it is now: its open seats may have been claimed since
         self._check_own_rematch(game_id, table, new_id, rematch)
+        if viewer.kind == "seat" and new_seat[viewer.seat] in rematch.get("released", ()):
+            # the player gave that seat of the rematch up (before its start, or for good after): the seat is
+            # open, or someone else's by an invitation, and the finished game's token gives nothing back
+            raise ProblemError(
+                403,
+                "Seat given up",
+                "this player left its seat of the rematch; the finished game's token no longer gives it",
+                "forbidden",
+            )
         waiting = facts.open_seats(rematch)
         names = facts.players(rematch)
         answer = {"id": new_id, "game": table["game"], "rematch_of": game_id, "version": rematch["version"]}
