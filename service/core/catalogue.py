@@ -215,6 +215,30 @@ def fast_move_checks(game_type: str) -> dict[str, Callable[[object], bool]]:
     return {kind: jsonschema_rs.validator_for(spec["schema"]).is_valid for kind, spec in move_types(game_type).items()}
 
 
+@functools.cache
+def event_checks(game_type: str) -> dict[str, tuple[Callable, Callable | None]]:
+    """The shape checks of each event type of a game, public part and secret part as the log keeps them
+    (:func:`domain.describe.event_schemas`), compiled to native code once per game.  Each check returns
+    the first error (``(pointer, message)``) or None."""
+
+    def compiled(schema: dict | None) -> Callable | None:
+        if schema is None:
+            return None
+        validator = jsonschema_rs.validator_for(schema)
+
+        def first_error(value: object) -> tuple[str, str] | None:
+            for error in validator.iter_errors(value):
+                return _pointer(error.instance_path), error.message[:_DETAIL]
+            return None
+
+        return first_error
+
+    return {
+        kind: (compiled(shape["data"]), compiled(shape["private"]))
+        for kind, shape in describe.event_schemas(game_type).items()
+    }
+
+
 _DETAIL = 300  # a detail quotes at most this much of what was sent
 
 

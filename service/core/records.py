@@ -279,6 +279,7 @@ class Records:
                 422, "Export does not verify", report["problems"][0], "bad-export", problems=report["problems"][:20]
             )
         self._check_creation(envs[0])
+        self._check_shapes(envs)
         review = [e["version"] for e in envs if e["type"] in tables.REVIEW_EVENTS]
         if review and (viewer is None or "review" not in viewer.scopes):
             raise ProblemError(
@@ -403,6 +404,49 @@ class Records:
                 raise _refused_event(env, f"a bot takes only an absent player's seat, and seat {seat}'s is not")
         else:
             raise _refused_event(env, "not a seat event this service appends")
+
+    @staticmethod
+    def _check_shapes(envs: list[dict]) -> None:
+        """Every event has the shape this service writes: the envelope's members, and its public and secret
+        parts as the game's event schemas give them (GET /game-types/{game} ``event_schemas``).  A chain
+        proves nothing about shapes: a log with a seat written as a list would be stored, and every view of
+        it would fail.  A log written before the card notation (its cards the rules' values) is checked for
+        its envelopes only."""
+        game = envs[0]["data"].get("game")
+        folds = {registry.get(game).RULES_VERSION, *getattr(registry.get(game), "FOLDS_RULES", ())}
+        checks = catalogue.event_checks(game) if envs[0]["data"].get("cards") == "codes" else None
+        for env in envs:
+            members = (
+                ("type", str),
+                ("actor", str),
+                ("time", str),
+                ("data", dict),
+            )
+            for name, kind in members:
+                if not isinstance(env.get(name), kind):
+                    raise _refused_event(env, f"its {name} is not a {kind.__name__}")
+            if env.get("rules") is not None and env["rules"] not in folds:
+                raise _refused_event(env, f"rules version {str(env['rules'])[:20]!r} is not one of {sorted(folds)}")
+            if "private" in env and not isinstance(env["private"], dict):
+                raise _refused_event(env, "its private part is not an object")
+            if "salt" in env and not (isinstance(env["salt"], str) and len(env["salt"]) <= 64):
+                raise _refused_event(env, "its salt is not a short string")
+            if checks is None:
+                continue
+            shape = checks.get(env["type"])
+            if shape is None:
+                raise _refused_event(env, f"no {game} event has this type")
+            data_check, private_check = shape
+            found = data_check(env["data"]) if data_check else None
+            if found is None and "private" in env:
+                if private_check is None:
+                    raise _refused_event(env, "this event has no private part")
+                found = private_check(env["private"])
+                found = found and (f"/private{found[0]}", found[1])
+            elif found is not None:
+                found = (f"/data{found[0]}", found[1])
+            if found is not None:
+                raise _refused_event(env, f"{found[0]}: {found[1]}")
 
     def _check_creation(self, first: dict) -> None:
         """An imported game's creation passes the checks a game made here passes."""
