@@ -336,8 +336,8 @@ class OutcomeSchema(ma.Schema):
         required=True,
         metadata={
             "description": "Per seat, its place: equal scores share a place and the next place is skipped "
-            "(1, 2, 2, 4); a game whose rules break ties (El Gran Dalmuti) has none; null for a "
-            "seat left out of the ranking"
+            "(1, 2, 2, 4); in a game whose rules break ties (El Gran Dalmuti) every place differs; null for "
+            "a seat left out of the ranking"
         },
     )
     winners = fields.List(fields.Integer(), required=True, metadata={"description": "Every seat sharing first place"})

@@ -201,7 +201,12 @@ class StandingSchema(ma.Schema):
     byes = fields.Integer(required=True)
     par = fields.Float(
         required=True,
-        metadata={"description": "Duplicate: points above the mean of those who held the same seat and cards"},
+        metadata={
+            "description": "Over the rounds, the player's points minus the mean points of every player who held the "
+            "same seat number in that round. In a duplicate tournament those players held the same cards, so par "
+            "measures play against the same deal (its first ranking criterion); in other formats it is shown, "
+            "not ranked by"
+        },
     )
     opponents_points = fields.Float(required=True, metadata={"description": "Buchholz: opponents' points"})
     withdrawn = fields.Boolean(required=True)
