@@ -467,6 +467,161 @@ def test_an_adjudication_after_the_end_corrects_the_standings(worker, client, in
     client.delete(f"/webhooks/{hook['id']}", headers=integrator)
 
 
+def _key(client, integrator, *scopes: str) -> dict:
+    r = client.post("/keys", json={"name": "-".join(scopes), "scopes": list(scopes)}, headers=integrator)
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()
+
+
+def _hook(client, key: dict, url: str, events: list[str]) -> dict:
+    r = client.post("/webhooks", json={"url": url, "events": events}, headers=bearer(key["key"]))
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()
+
+
+def _told(receiver, path: str, event_id: str) -> list[dict]:
+    return [json.loads(r["body"]) for r in receiver.at(path) if json.loads(r["body"])["id"] == event_id]
+
+
+def test_game_finished_webhooks_keep_the_duplicate_embargo(worker, client, integrator, receiver):
+    """A table of a duplicate round that has played its deal out is embargoed for every key but the
+    tournament's owner and keys of full sight: such a key's GET /games/{id} shows the game before
+    its deal, /rounds/1 no result.  Its webhooks must not be told more: game.finished (with the
+    result) reaches the owner's and a reviewer's at once, another key's (games and tournaments
+    scopes, nothing of its own in the tournament) once the embargo lifts, when the round's other
+    table has played the deal out, and then with the result it may now read."""
+    owner, outsider = _key(client, integrator, "tournaments"), _key(client, integrator, "games", "tournaments")
+    reviewer = _key(client, integrator, "games", "tournaments", "review")
+    hooks = [
+        _hook(client, key, f"{receiver.url}/{name}", list(wh.EVENTS))
+        for name, key in (("owner", owner), ("outsider", outsider), ("reviewer", reviewer))
+    ]
+    try:
+        t = create_tournament(
+            client,
+            bearer(owner["key"]),
+            game="dalmuti",
+            options={"hands": 1},
+            players=[f"emb{i}" for i in range(8)],
+            format="duplicate",
+            rounds=1,
+            table_size={"min": 4, "max": 4},
+        )
+        a, b = (tb["game_id"] for tb in t["round_detail"]["tables"])
+        seats = {tb["game_id"]: tb["seats"] for tb in t["round_detail"]["tables"]}
+        play_http(client, {"id": a, "seats": seats[a]}, random.Random(31))
+        as_outsider = bearer(outsider["key"])
+        held = client.get(f"/games/{a}", headers=as_outsider).get_json()
+        assert held["embargo"] is not None and not held["finished"]  # the outsider may not see the end yet
+        assert (
+            client.get(f"/tournaments/{t['id']}/rounds/1", headers=as_outsider).get_json()["tables"][0]["result"]
+            is None
+        )
+        whole = client.get(f"/games/{a}", headers=bearer(owner["key"])).get_json()
+        assert whole["finished"] and whole["embargo"] is None
+
+        for name in ("owner", "reviewer"):  # full sight: told at once, with the result
+            told = wait_for(lambda n=name: _told(receiver, f"/{n}", f"game.finished:{a}"), 20)
+            assert told, f"the {name}'s webhook was not told that table A finished"
+            assert told[0]["data"]["result"]["scores"] == whole["result"]["scores"]
+            assert told[0]["data"]["tournament"] == {"id": t["id"], "round": 1, "table": 0}
+        time.sleep(1.5)  # the outsider's delivery, had there been one, was queued with theirs
+        assert _told(receiver, "/outsider", f"game.finished:{a}") == []
+        leaked = [r["body"] for r in receiver.at("/outsider") if a.encode() in r["body"]]
+        assert leaked == [], "an outsider's webhook was told of the embargoed table"
+        assert client.get(f"/games/{a}", headers=as_outsider).get_json()["embargo"] is not None  # still held
+
+        play_http(client, {"id": b, "seats": seats[b]}, random.Random(32))  # the deal played out everywhere
+        for gid in (a, b):
+            told = wait_for(lambda g=gid: _told(receiver, "/outsider", f"game.finished:{g}"), 20)
+            assert told, f"the outsider's webhook was not told of {gid} once the embargo lifted"
+            view = client.get(f"/games/{gid}", headers=as_outsider).get_json()
+            assert view["finished"] and view["embargo"] is None
+            assert told[0]["data"]["result"]["scores"] == view["result"]["scores"]
+        time.sleep(1.0)
+        for name in ("owner", "outsider", "reviewer"):  # every webhook told of each table once
+            assert [len(_told(receiver, f"/{name}", f"game.finished:{g}")) for g in (a, b)] == [1, 1], name
+        # the tournament's own events stay the owner's
+        assert _told(receiver, "/outsider", f"round.paired:{t['id']}:1") == []
+        assert _told(receiver, "/owner", f"round.paired:{t['id']}:1")
+    finally:
+        for hook, key in zip(hooks, (owner, outsider, reviewer)):
+            client.delete(f"/webhooks/{hook['id']}", headers=bearer(key["key"]))
+
+
+def test_a_game_finished_fan_out_costs_the_same_whatever_the_keys(client, integrator, service, receiver):
+    """The visibility decision of a game.finished is made once per game (its table, context and the
+    round's deal counts read once, the keys' records in one read), then for each key in memory: ten
+    more keys with webhooks, embargoed, cost the service no Redis command more."""
+    from service.core.tournaments import attach_tournaments
+
+    owner = _key(client, integrator, "tournaments")
+    keys = [_key(client, integrator, "games", "tournaments")]
+    hooks = [(_hook(client, keys[0], f"{receiver.url}/many", ["game.finished"]), keys[0])]
+    try:
+        t = create_tournament(
+            client,
+            bearer(owner["key"]),
+            game="dalmuti",
+            options={"hands": 1},
+            players=[f"fan{i}" for i in range(8)],
+            format="duplicate",
+            rounds=1,
+            table_size={"min": 4, "max": 4},
+        )
+        a = t["round_detail"]["tables"][0]
+        play_http(client, {"id": a["game_id"], "seats": a["seats"]}, random.Random(51))
+        tournaments = attach_tournaments(service)
+        table = service.tables.table(a["game_id"], fresh=True)
+
+        def commands() -> int:
+            """The Redis commands one game's end costs, counted by the server (no worker runs here)."""
+            service.keys._by_id.clear()  # the keys' records read as after their cache expired
+            before = service.redis.info("stats")["total_commands_processed"]
+            tournaments.on_game_finished(a["game_id"], table)
+            return service.redis.info("stats")["total_commands_processed"] - before
+
+        commands()  # the first told the owner and filled the caches
+        few = min(commands() for _ in range(3))  # (the least of three: a command of another thread adds)
+        for _ in range(10):
+            key = _key(client, integrator, "games", "tournaments")
+            hooks.append((_hook(client, key, f"{receiver.url}/many", ["game.finished"]), key))
+        assert min(commands() for _ in range(3)) == few
+    finally:
+        for hook, key in hooks:
+            client.delete(f"/webhooks/{hook['id']}", headers=bearer(key["key"]))
+
+
+def test_a_revoked_keys_webhooks_are_told_nothing(worker, client, integrator, receiver, service):
+    """A revoked key may read nothing: its webhooks are not handed an event, nor an attempt of one
+    handed over before the revocation made."""
+    from service.core.tournaments import attach_tournaments
+
+    from .helpers import create
+
+    live, revoked = _key(client, integrator, "games", "tournaments"), _key(client, integrator, "games", "tournaments")
+    hooks = [
+        _hook(client, live, f"{receiver.url}/live", ["game.finished"]),
+        _hook(client, revoked, f"{receiver.url}/revoked", ["game.finished"]),
+    ]
+    try:
+        assert client.delete(f"/keys/{revoked['id']}", headers=integrator).status_code in (200, 204)
+        game = create(client, integrator, players=["rv1", "rv2", "rv3", "rv4"], options={"hands": 1})
+        play_http(client, game, random.Random(41))
+        assert wait_for(lambda: _told(receiver, "/live", f"game.finished:{game['id']}"), 20)
+        time.sleep(1.0)
+        assert receiver.at("/revoked") == []
+
+        # handed over while the key was live, attempted after its revocation: not sent, not retried
+        body = json.dumps({"id": "game.finished:g-late", "type": "game.finished", "data": {}})
+        entry = attach_tournaments(service).webhooks.deliver(hooks[1]["id"], "whd_revoked_test", "game.finished", body)
+        assert not entry["ok"] and "revoked" in entry["error"] and entry["next_retry_seconds"] is None
+        assert receiver.at("/revoked") == []
+    finally:
+        client.delete(f"/webhooks/{hooks[0]['id']}", headers=bearer(live["key"]))
+        service.redis.hdel(wh.HOOKS, hooks[1]["id"])  # its key can no longer delete it
+
+
 @pytest.mark.parametrize(
     "url",
     [

@@ -78,6 +78,7 @@ class KeyStore:
         # whether an environment key is written like a seat token (else a seat token is never a key)
         self._seat_formed = any(k.startswith(SEAT_TOKEN_FORM) for k in (bootstrap or []) if k)
         self._cache: TTLCache = TTLCache(maxsize=4096, ttl=CACHE_SECONDS)
+        self._by_id: TTLCache = TTLCache(maxsize=4096, ttl=CACHE_SECONDS)  # key id -> record (False: none)
         self._lock = threading.Lock()
         if self._bootstrap:
             try:
@@ -145,6 +146,32 @@ class KeyStore:
             return False  # an environment key this process was not given
         return _record(stored)
 
+    def live_by_id(self, key_ids) -> dict[str, KeyRecord]:
+        """The records of these key ids that are live (stored and not revoked), by id: what a key
+        registered a webhook with is asked again when an event is handed to it.  Records are cached
+        ``CACHE_SECONDS`` as a lookup's are; those not cached are read in two round trips, however
+        many keys an event fans out to."""
+        wanted = sorted(set(key_ids))
+        found: dict[str, KeyRecord | bool] = {}
+        with self._lock:
+            for key_id in wanted:
+                hit = self._by_id.get(key_id)
+                if hit is not None:
+                    found[key_id] = hit
+        missing = [key_id for key_id in wanted if key_id not in found]
+        if missing:
+            digests = self.redis.hmget(KEY_IDS, missing)
+            known = [(key_id, h.decode()) for key_id, h in zip(missing, digests) if h is not None]
+            raws = self.redis.hmget(KEYS, [h for _, h in known]) if known else []
+            loaded: dict[str, KeyRecord | bool] = dict.fromkeys(missing, False)
+            for (key_id, _), raw in zip(known, raws):
+                if raw:
+                    loaded[key_id] = _record(loads(raw))
+            with self._lock:
+                self._by_id.update(loaded)
+            found.update(loaded)
+        return {key_id: rec for key_id, rec in found.items() if rec and not rec.revoked}
+
     def create(self, name: str, scopes: list[str], rate_limit: str | None = None) -> dict:
         if not isinstance(name, str) or not 1 <= len(name) <= 100 or not name.isprintable():
             raise ValueError("a key's name is 1 to 100 printable characters (no control character, no lone surrogate)")
@@ -175,6 +202,7 @@ class KeyStore:
             self.redis.hset(KEYS, h, dumps(rec))
         with self._lock:
             self._cache.pop(h, None)
+            self._by_id.pop(key_id, None)
         return rec
 
     def set_limit(self, key_id: str, rate_limit: str | None) -> dict | None:
@@ -194,6 +222,7 @@ class KeyStore:
         self.redis.hset(KEYS, h, dumps(rec))
         with self._lock:
             self._cache.pop(h, None)
+            self._by_id.pop(key_id, None)
         return rec
 
     def list(self) -> list[dict]:

@@ -36,7 +36,7 @@ from domain import tournament as T
 from domain.base import RuleViolation
 from events.envelope import GENESIS, dumps, for_viewer, loads, now_iso, seal_batch
 from events.store import EventStore, VersionConflict, key
-from service.core import catalogue
+from service.core import catalogue, facts
 from service.core import pages as listing
 from service.core.errors import ProblemError
 from service.core.identity import Viewer
@@ -114,7 +114,7 @@ class Tournaments:
         self.naipes = naipes
         self.redis: redis.Redis = naipes.redis
         self.store = EventStore(self.redis)
-        self.webhooks = webhooks or Webhooks(self.redis, naipes.queue_redis)
+        self.webhooks = webhooks or Webhooks(self.redis, naipes.queue_redis, keys=naipes.keys)
         self.queue = Queue(DEFAULT, connection=naipes.queue_redis)
         self._release = self.redis.register_script(_RELEASE)
         self._extend = self.redis.register_script(_EXTEND)
@@ -538,9 +538,39 @@ class Tournaments:
         pipe.execute()
 
     def on_game_finished(self, game_id: str, table: dict) -> None:
-        """The hook of Naipes.on_finished: advance the game's tournament, tell webhooks."""
+        """The hook of Naipes.on_finished: advance the game's tournament, tell webhooks.
+
+        ``game.finished`` reaches a key's webhooks once that key may see the game finished
+        (:meth:`_tell_finished`).  At a duplicate round's table, the end of this game may lift the
+        embargo of tables that ended before it: those are told again, and reach the keys that
+        could not see them until now (a webhook already told is not told twice)."""
         ref = self.redis.hget(GAMES, game_id)
         owner = None
+        if ref is not None:
+            tid = ref.decode().split()[0]
+            self.enqueue_advance(tid, game_id)
+            owner = self._owner(tid)
+        # the round's deal counts read now, for this game's decision and its peers' (not a second old)
+        ctx = self.naipes.visibility.refresh_round(game_id)
+        self._tell_finished(game_id, table, ref, owner)
+        if not (ctx.duplicate and ctx.peers):
+            return
+        anyone = Viewer("integrator")  # a key of no full sight: the keys told at a table's end are told already
+        for peer, peer_ref in zip(ctx.peers, self.redis.hmget(GAMES, list(ctx.peers))):
+            try:
+                peer_table = self.naipes.tables.table(peer)
+            except ProblemError:  # reserved, not created yet
+                continue
+            if peer_ref is None or not facts.finished(peer_table):
+                continue
+            # while its embargo holds, no key could be told more than at the peer's own end
+            if self.naipes.visibility.sight(peer, anyone, peer_table).sees_version(peer_table["version"]):
+                self._tell_finished(peer, peer_table, peer_ref, owner)
+
+    def _tell_finished(self, game_id: str, table: dict, ref: bytes | None, owner: str | None) -> None:
+        """``game.finished`` to the webhooks whose key sees the game at its end, by the decision every
+        route takes: under a duplicate round's embargo, only the tournament's owner and keys of full
+        sight (``review``, ``admin``) do; the others are told once it lifts."""
         data = {
             "game_id": game_id,
             "game": table["game"],
@@ -549,10 +579,13 @@ class Tournaments:
         }
         if ref is not None:
             tid, r, i = ref.decode().split()
-            self.enqueue_advance(tid, game_id)
-            owner = self._owner(tid)
             data["tournament"] = {"id": tid, "round": int(r), "table": int(i)}
-        self.webhooks.emit("game.finished", f"game.finished:{game_id}", data, owner=owner)
+
+        def sees(viewers: list[Viewer]) -> list[bool]:
+            found = self.naipes.visibility.sight_of_each(game_id, viewers, table)
+            return [sight.sees_version(table["version"]) for sight in found]
+
+        self.webhooks.emit("game.finished", f"game.finished:{game_id}", data, owner=owner, sees=sees)
 
     def on_result_changed(self, game_id: str, table: dict) -> None:
         """The hook of Naipes.on_result_changed: a reviewer changed a finished

@@ -91,8 +91,35 @@ class Visibility:
             self._peer_counts[game_id] = counts
         return counts
 
+    def refresh_round(self, game_id: str) -> GameContext:
+        """Count now the deals finished at every table of a game's duplicate round, and keep the counts as
+        each table's peers' (what :meth:`peers_finished` caches): a decision made right after a table's
+        end (its ``game.finished`` webhooks) sees that end, not counts cached up to a second before it.
+        One read of each table of the round, whatever the number of decisions made after it."""
+        ctx = self.context(game_id)
+        if not ctx.duplicate:
+            return ctx
+        games = [game_id, *ctx.peers]
+        done = {}
+        for game in games:
+            try:
+                done[game] = sights.deals_finished(self.naipes.tables.table(game))
+            except ProblemError:
+                done[game] = 0
+        missing = [0] * max(0, ctx.round_tables - len(games))
+        with self._lock:
+            for game in games:
+                self._peer_counts[game] = [done[p] for p in games if p != game] + missing
+        return ctx
+
     def sight(self, game_id: str, viewer: Viewer, table: dict | None = None) -> Sight:
         """The one decision of what ``viewer`` may see of a game (see :mod:`service.core.sight`)."""
+        return self.sight_of_each(game_id, [viewer], table)[0]
+
+    def sight_of_each(self, game_id: str, viewers: list[Viewer], table: dict | None = None) -> list[Sight]:
+        """The same decision for several callers at once (the keys a webhook event fans out to): the
+        game's table, context and peers' counts are read once (from the caches above), then each
+        caller's sight is decided in memory."""
         table = table or self.naipes.tables.table(game_id)
         ctx = self.context(game_id)
         peers = self.peers_finished(game_id, ctx)
@@ -100,16 +127,20 @@ class Visibility:
             table = self.naipes.tables.fold_from_zero(
                 game_id, table["version"]
             )  # a table folded before deals kept their starts
-        return sights.decide(
-            viewer.kind,
-            viewer.seat,
-            viewer.key_id,
-            viewer.scopes,
-            ctx,
-            table,
-            finished=facts.finished(table),
-            peers_finished=peers,
-        )
+        finished = facts.finished(table)
+        return [
+            sights.decide(
+                viewer.kind,
+                viewer.seat,
+                viewer.key_id,
+                viewer.scopes,
+                ctx,
+                table,
+                finished=finished,
+                peers_finished=peers,
+            )
+            for viewer in viewers
+        ]
 
     def require_full_sight(self, game_id: str, viewer: Viewer) -> Sight:
         """The whole log (audit, export): a review or admin key, or the key that owns the game or its tournament."""

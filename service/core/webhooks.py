@@ -32,6 +32,12 @@ checked, sending the name in ``Host`` and, over https, in SNI and the
 certificate check: a resolver answering differently a second time cannot
 make naipes' workers call into the network they run in.
 
+Who is told: each event is handed to a webhook only when its key, as it is now
+(a revoked key is told nothing), may see what the event tells, by the decision
+every route takes (:mod:`service.core.sight`): a ``game.finished`` of a table
+under a duplicate round's embargo reaches the other keys' webhooks once the
+embargo lifts (see :meth:`Webhooks.emit`).
+
 The body is JSON ``{"id", "type", "created_at", "data"}``; ``id`` names the
 event (``game.finished:<game>``...), the same for every webhook and every
 attempt.  Headers: ``Naipes-Event``, ``Naipes-Delivery`` (one per event and
@@ -51,6 +57,7 @@ import re
 import secrets
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -61,6 +68,7 @@ from rq import Queue, Retry
 from events.envelope import dumps, loads, now_iso
 from service.core.errors import ProblemError
 from service.core.identity import Viewer
+from service.core.keys import KeyStore
 from service.core.timers import DEFAULT
 
 log = logging.getLogger("naipes.webhooks")
@@ -436,9 +444,16 @@ def verify(secret: str, body: bytes, header: str, *, tolerance: float = 300, now
 
 class Webhooks:
     def __init__(
-        self, client: redis.Redis, queue_client: redis.Redis | None = None, *, allow_private: bool | None = None
+        self,
+        client: redis.Redis,
+        queue_client: redis.Redis | None = None,
+        *,
+        allow_private: bool | None = None,
+        keys: KeyStore | None = None,
     ):
         self.redis = client
+        # the integrator keys, asked whether a webhook's key is live (None: every registered key counts as live)
+        self.keys = keys
         self.allow_private = private_allowed() if allow_private is None else allow_private
         self.queue = Queue(DEFAULT, connection=queue_client if queue_client is not None else client)
 
@@ -496,22 +511,44 @@ class Webhooks:
         return {"webhook": public(record), "deliveries": rows}
 
     # ------------------------------------------------------------ sending
-    def emit(self, event_type: str, event_id: str, data: dict, *, owner: str | None) -> int:
-        """Hand an event to every webhook that may receive it; returns how many.
+    def emit(
+        self,
+        event_type: str,
+        event_id: str,
+        data: dict,
+        *,
+        owner: str | None,
+        sees: Callable[[list[Viewer]], list[bool]] | None = None,
+    ) -> int:
+        """Hand an event to every webhook that may receive it now; returns how many.
 
         ``tournament`` events go to the webhooks of the key that owns the
         tournament; ``game.finished`` to those of the owner of the game's
-        tournament and to those of keys holding the ``games`` scope (they
-        may read every game anyway).
+        tournament and to those of keys holding the ``games`` scope.  The key
+        is asked as it is now (a revoked key's webhooks get nothing), and
+        ``sees`` (given one viewer per key, answering for each) says whether
+        it may see what the event tells: for ``game.finished``, the game at
+        its end, by the decision every route takes
+        (:meth:`service.core.visibility.Visibility.sight_of_each`).  A webhook
+        whose key may not see it yet (a duplicate round's embargo) is not
+        marked: the same event emitted again once it may (when the embargo
+        lifts) is handed to it then, and to no webhook twice.
         """
+
+        def addressed(key_id: str | None, scopes) -> bool:
+            return key_id == owner or (event_type == "game.finished" and "games" in scopes)
+
+        records = [r for r in self._all() if event_type in r["events"] and addressed(r["key_id"], r["scopes"])]
+        audience = [v for v in self._viewers(records).values() if addressed(v.key_id, v.scopes)]
+        if audience and sees is not None:
+            audience = [v for v, yes in zip(audience, sees(audience)) if yes]
+        keys = {v.key_id for v in audience}
+        records = [r for r in records if r["key_id"] in keys]
+        if not records:
+            return 0
         body = dumps({"id": event_id, "type": event_type, "created_at": now_iso(), "data": data}).decode()
         sent = 0
-        for record in self._all():
-            if event_type not in record["events"]:
-                continue
-            allowed = record["key_id"] == owner or (event_type == "game.finished" and "games" in record["scopes"])
-            if not allowed:
-                continue
+        for record in records:
             delivery = "whd_" + hashlib.sha256(f"{record['id']}|{event_id}".encode()).hexdigest()[:24]
             if not self.redis.set(f"naipes:webhooks:sent:{delivery}", "1", nx=True, ex=MARK_SECONDS):
                 continue
@@ -528,6 +565,16 @@ class Webhooks:
             )
             sent += 1
         return sent
+
+    def _viewers(self, records: list[dict]) -> dict[str, Viewer]:
+        """The viewer of each webhook's key, as the key is now: its live record's scopes (a revoked or
+        unknown key has none), read once for every key; without a key store, as registered."""
+        if self.keys is None:
+            return {
+                r["key_id"]: Viewer("integrator", key_id=r["key_id"], scopes=frozenset(r["scopes"])) for r in records
+            }
+        live = self.keys.live_by_id(r["key_id"] for r in records) if records else {}
+        return {key_id: Viewer("integrator", key_id=key_id, scopes=rec.scopes) for key_id, rec in live.items()}
 
     def deliver(self, hook_id: str, delivery: str, event_type: str, body: str) -> dict:
         """One attempt; raises :class:`DeliveryFailed` so that RQ retries.  A malformed URL or a
@@ -553,6 +600,9 @@ class Webhooks:
             target = parse_url(record["url"])
         except BadURL as exc:
             target, error, permanent = None, f"bad URL: {exc}", True
+        if target is not None and self.keys is not None and not self.keys.live_by_id([record["key_id"]]):
+            # revoked since the event was handed over: a revoked key is shown nothing, here as on every route
+            target, error, permanent = None, "refused: the webhook's key was revoked", True
         if target is not None:
             try:
                 addresses = resolve(target)  # the one lookup: the connection goes to an address checked here
