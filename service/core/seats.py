@@ -318,7 +318,7 @@ class Seats:
                 ) from None
         rematch = self._table(new_id)  # as it is now: its open seats may have been claimed since
         self._check_own_rematch(game_id, table, new_id, rematch)
-        if viewer.kind == "seat" and new_seat[viewer.seat] in rematch.get("released", ()):
+        if viewer.kind == "seat" and not self._still_given(table, viewer.seat, new_seat[viewer.seat], rematch):
             # the player gave that seat of the rematch up (before its start, or for good after): the seat is
             # open, or someone else's by an invitation, and the finished game's token gives nothing back
             raise ProblemError(
@@ -396,6 +396,22 @@ class Seats:
                 "the game this one names as its rematch was not created as its rematch; no token of it is given",
                 "forbidden",
             )
+
+    @staticmethod
+    def _still_given(table: dict, old_seat: int, seat: int, rematch: dict) -> bool:
+        """Whether the rematch's ``seat`` is still the one the rematch gave the player of the finished game's
+        ``old_seat``.  Read off what every fold of the rematch keeps, a snapshot stored by earlier code
+        included: a seat left after the start is in ``left``; one left before it is open again, or claimed
+        by a newcomer under another name than the player's.  ``released`` (every seat ever left, folded
+        since) also tells a claim made under the leaver's own name."""
+        names = facts.players(rematch)
+        return (
+            0 <= seat < len(names)
+            and names[seat] == facts.players(table)[old_seat]
+            and seat not in facts.open_seats(rematch)
+            and seat not in rematch.get("left", ())
+            and seat not in rematch.get("released", ())
+        )
 
     def _create_rematch(self, game_id: str, new_id: str, table: dict, names: list[str | None]) -> dict | None:
         """Create the rematch once: the call that takes the creation's mark makes it, the others wait
