@@ -56,13 +56,19 @@ class Wire:
 def _play(
     c, wire, game: str, options: dict, moves: int, idempotent: bool, games: list | None = None
 ) -> list[tuple[int, int, bool]]:
-    """Games played until ``moves`` moves: for each move after its seat's first request of its game
-    (which loads the game's seat tokens and the key cache's answer for that token), the round trips
-    of its legal moves and of its POST, and whether the POST finished the game."""
+    """Games played until ``moves`` moves that did not finish their game were counted (a game may end
+    after a handful of moves: most random ¡Muerte al rey! matches do): for each move after its seat's
+    first request of its game (which loads the game's seat tokens and the key cache's answer for that
+    token), the round trips of its legal moves and of its POST, and whether the POST finished the
+    game."""
     players, base = GAMES[game]
     rng = random.Random(game)
     out: list[tuple[int, int, bool]] = []
-    while len(out) < moves:
+
+    def short() -> bool:
+        return sum(not finished for _, _, finished in out) < moves
+
+    while short():
         made = c.post(
             "/games", json={"game": game, "players": players, "options": {**base, **options}}, headers=bearer(API_KEY)
         )
@@ -74,7 +80,7 @@ def _play(
         seen: set[int] = set()
         to_act = c.get(f"/games/{g['id']}", headers=bearer(API_KEY)).get_json()["to_act"]
         n = 0
-        while to_act and len(out) < moves:
+        while to_act and short():
             seat = rng.choice(to_act)
             before, periodic = wire.sent, wire.periodic
             at = {"REMOTE_ADDR": f"10.9.{len(games or [])}.{seat + 1}"}  # each player from an address of its own
