@@ -14,6 +14,7 @@ from rq import SimpleWorker
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, SCHEDULER_LOCKING_KEY_TEMPLATE, RQScheduler
 from rq.utils import utcparse
 
+from service.core.appending import finish_pending
 from service.core.timers import QUEUES, TIMERS, Dispatcher, reconcile
 
 log = logging.getLogger("naipes.worker")
@@ -81,7 +82,10 @@ class NaipesWorker(SimpleWorker):
     * every RECONCILE_SECONDS one worker writes, on a thread of its own,
       the deadlines of running games that have none pending; it finds them
       in the index of games by when they are due a look, so a pass reads
-      the games due, not every running game (:func:`service.core.timers.reconcile`).
+      the games due, not every running game (:func:`service.core.timers.reconcile`);
+      and it runs the finished-game listeners (tournament, webhooks) of games
+      whose end was appended by a process that died before running them
+      (:func:`service.core.appending.finish_pending`).
 
     The deadlines themselves come as batches the scheduler claimed from
     ``naipes:deadlines`` (:class:`service.core.timers.Dispatcher`), a job each.
@@ -132,7 +136,8 @@ class NaipesWorker(SimpleWorker):
                 log.exception("could not reconcile the deadlines")
 
     def _reconcile(self) -> None:
-        """One worker at a time: schedule the deadlines a move stored but never scheduled."""
+        """One worker at a time: schedule the deadlines a move stored but never scheduled, and tell
+        the end of games whose finishing process died before it told it."""
         if not self.connection.set(RECONCILE_LOCK, self.name, nx=True, ex=RECONCILE_SECONDS):
             return
         from .jobs import service
@@ -140,6 +145,9 @@ class NaipesWorker(SimpleWorker):
         fixed = reconcile(service())
         if fixed:
             log.warning("deadlines never scheduled, scheduled now for games: %s", ", ".join(fixed))
+        finished = finish_pending(service())
+        if finished:
+            log.warning("games whose end was never told, told now: %s", ", ".join(finished))
 
     def _start_scheduler(self, burst=False, logging_level=None, *args, **kwargs):
         self.scheduler = NaipesScheduler(

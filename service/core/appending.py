@@ -13,7 +13,7 @@ from domain import registry
 from domain import table as tables
 from events.envelope import dumps, seal_batch
 from service.core import facts
-from service.core.listing import DUE
+from service.core.listing import DUE, FINISHING
 
 if TYPE_CHECKING:
     from service.core.naipes import Naipes
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("naipes.appending")
 
 MAX_RETRIES = 8  # attempts of a command whose append met a concurrent one
+FINISH_GRACE = 30.0  # seconds a finishing append's own process has to run its listeners before the workers do
+FINISH_BATCH = 100  # marks one pass of the workers takes
 
 
 class Appender:
@@ -137,17 +139,16 @@ class Appender:
         if result.replayed is not None:
             return result.replayed
         self.naipes.tables.remember(game_id, new)
-        listeners: list[Callable[[str, dict], None]] = []
-        if old is not None and facts.finished(new) != facts.finished(old):
+        if _finishing(old, new):
+            self.finished(game_id, new)
+        elif old is not None and facts.finished(old) and not facts.finished(new):  # a game reopened
             self.naipes.listing.index(game_id, new)
-            listeners = self.naipes.on_finished
         elif old is not None and facts.finished(new) and tables.outcome(new) != tables.outcome(old):
-            listeners = self.naipes.on_result_changed
-        for listener in listeners:
-            try:
-                listener(game_id, new)
-            except Exception:  # the move is stored; listeners catch up on their own
-                log.exception("a finished-game listener failed for game %s", game_id)
+            for listener in self.naipes.on_result_changed:
+                try:
+                    listener(game_id, new)
+                except Exception:  # the move is stored; the tournament's recheck catches up
+                    log.exception("a result listener failed for game %s", game_id)
         scheduler = self.naipes.scheduler
         if scheduler is not None:  # what the append could not carry: bots' turns, continuations
             try:
@@ -155,6 +156,31 @@ class Appender:
             except Exception:  # the move is stored; a lost timer must not fail it
                 log.exception("could not schedule the deadlines of game %s at version %s", game_id, new["version"])
         return None
+
+    def finished(self, game_id: str, table: dict) -> bool:
+        """What a game's end sets going once its append is stored: its place in the listing, then the
+        finished-game listeners (its tournament's advance, ``game.finished`` webhooks).  The append
+        marked the game in ``FINISHING`` in its own round trip; the mark goes once every listener
+        ran, so a process that dies in between leaves it for the workers (:func:`finish_pending`).
+        Every listener may run twice: each one's work is idempotent.  Whether all ran."""
+        ok = True
+        try:
+            self.naipes.listing.index(game_id, table)
+        except Exception:
+            log.exception("could not list game %s as finished", game_id)
+            ok = False
+        for listener in self.naipes.on_finished:
+            try:
+                listener(game_id, table)
+            except Exception:  # the move is stored; the workers run the listeners again
+                log.exception("a finished-game listener failed for game %s", game_id)
+                ok = False
+        if ok:
+            try:
+                self.naipes.redis.zrem(FINISHING, game_id)
+            except Exception:  # the workers find the mark, and run the listeners again
+                log.exception("could not clear the finishing mark of game %s", game_id)
+        return ok
 
     def _due_mark(self, game_id: str, table: dict, old: dict | None = None) -> Callable[[Any], None] | None:
         """What the append of a table writes beside it, in the same round trip: the game's mark
@@ -165,6 +191,8 @@ class Appender:
         is a move stored whose deadlines were never written, and the workers' reconcile pass
         writes them (:func:`service.core.timers.reconcile`)."""
         writes: list[Callable[[Any], None]] = []
+        if _finishing(old, table):
+            writes.append(lambda pipe: pipe.zadd(FINISHING, {game_id: _time.time()}))
         if any(entry.get("deadline") is not None for entry in (table.get("clock") or {}).values()):
             writes.append(lambda pipe: pipe.zadd(DUE, {game_id: _time.time()}))
         in_append = getattr(self.naipes.scheduler, "in_append", None)
@@ -174,3 +202,33 @@ class Appender:
         if not writes:
             return None
         return lambda pipe: [write(pipe) for write in writes]
+
+
+def _finishing(old: dict | None, new: dict) -> bool:
+    """Whether the append of ``new`` after ``old`` ends the game (a game created finished, an import,
+    has no append that ends it)."""
+    return old is not None and facts.finished(new) and not facts.finished(old)
+
+
+def finish_pending(naipes: Naipes, now: float | None = None) -> list[str]:
+    """Run the finished-game listeners of the games whose mark in ``FINISHING`` is older than
+    ``FINISH_GRACE``: the process that appended their end died (or failed) before its listeners
+    all ran.  A mark of an append that was refused (the mark is written beside the append, whatever
+    its fate) names a game not finished: it is dropped.  Workers run this every few seconds, one at
+    a time.  Returns the games whose listeners ran."""
+    now = _time.time() if now is None else now
+    marks = naipes.redis.zrangebyscore(FINISHING, "-inf", now - FINISH_GRACE, start=0, num=FINISH_BATCH)
+    if not marks:
+        return []
+    ids = [raw.decode() for raw in marks]
+    found = naipes.tables.current(ids)
+    done, dropped = [], []
+    for game_id in ids:
+        table = found.get(game_id)
+        if table is None or not facts.finished(table):
+            dropped.append(game_id)
+        elif naipes.appender.finished(game_id, table):
+            done.append(game_id)
+    if dropped:
+        naipes.redis.zrem(FINISHING, *dropped)
+    return done

@@ -26,6 +26,10 @@ LISTED_BY = "naipes:games:by"
 # sorted set: running timed game -> when the workers' reconcile pass looks at it: the time of its last
 # append until its deadlines are scheduled, then its earliest deadline (see service.core.timers.reconcile)
 DUE = "naipes:games:due"
+# sorted set: game -> the time of the append that finished it, until every finished-game listener ran
+# (the tournament's advance, webhooks); the workers run them again for a mark left behind by a process
+# that died between the append and its listeners (see service.core.appending.finish_pending)
+FINISHING = "naipes:games:finishing"
 
 log = logging.getLogger("naipes.listing")
 

@@ -547,24 +547,31 @@ class Webhooks:
         if not records:
             return 0
         body = dumps({"id": event_id, "type": event_type, "created_at": now_iso(), "data": data}).decode()
-        sent = 0
-        for record in records:
-            delivery = "whd_" + hashlib.sha256(f"{record['id']}|{event_id}".encode()).hexdigest()[:24]
-            if not self.redis.set(f"naipes:webhooks:sent:{delivery}", "1", nx=True, ex=MARK_SECONDS):
-                continue
-            self.queue.enqueue(
-                "workers.jobs.deliver_webhook",
-                record["id"],
-                delivery,
-                event_type,
-                body,
-                job_id=delivery,
-                retry=Retry(max=len(RETRY_INTERVALS), interval=RETRY_INTERVALS),
-                result_ttl=3600,
-                failure_ttl=7 * 24 * 3600,
+        # every webhook's mark in one round trip, and the deliveries not made before in one more:
+        # what a game's end costs does not grow with the webhooks it reaches
+        deliveries = [
+            (record, "whd_" + hashlib.sha256(f"{record['id']}|{event_id}".encode()).hexdigest()[:24])
+            for record in records
+        ]
+        marks = self.redis.pipeline(transaction=False)
+        for _, delivery in deliveries:
+            marks.set(f"naipes:webhooks:sent:{delivery}", "1", nx=True, ex=MARK_SECONDS)
+        fresh = [(record, delivery) for (record, delivery), new in zip(deliveries, marks.execute()) if new]
+        if fresh:
+            self.queue.enqueue_many(
+                [
+                    Queue.prepare_data(
+                        "workers.jobs.deliver_webhook",
+                        (record["id"], delivery, event_type, body),
+                        job_id=delivery,
+                        retry=Retry(max=len(RETRY_INTERVALS), interval=RETRY_INTERVALS),
+                        result_ttl=3600,
+                        failure_ttl=7 * 24 * 3600,
+                    )
+                    for record, delivery in fresh
+                ]
             )
-            sent += 1
-        return sent
+        return len(fresh)
 
     def _viewers(self, records: list[dict]) -> dict[str, Viewer]:
         """The viewer of each webhook's key, as the key is now: its live record's scopes (a revoked or
