@@ -803,3 +803,146 @@ def _finished(state: dict, reason: str) -> dict:
             ],
         },
     )
+
+
+# ---------------------------------------------------------------- shapes
+def _obj(description: str, **properties: dict) -> dict:
+    return {
+        "type": "object",
+        "description": description,
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+_NAME = {"type": "string", "minLength": 1, "description": "a registered player's name"}
+_NAMES = {"type": "array", "items": _NAME}
+_ROUND = {"type": "integer", "minimum": 0, "maximum": MAX_ROUNDS, "description": "a round number (1 is the first)"}
+_TABLE = {"type": "integer", "minimum": 0, "description": "a table of the round (0 is the first)"}
+_GAME_ID = {"type": "string", "description": "the table's game id (GET /games/{game_id})"}
+_NUMBERS = {"type": "array", "items": {"type": "number"}}
+_SEATS = {"type": "array", "items": {"type": "integer", "minimum": 0}}
+_SEED = {"type": ["integer", "string"], "description": "a seed"}
+_RESULT = {
+    "round": _ROUND,
+    "table": _TABLE,
+    "game_id": _GAME_ID,
+    "scores": {**_NUMBERS, "description": "the game's scores, per seat"},
+    "points": {**_NUMBERS, "description": "what the standings count, per seat (0 for everyone when void)"},
+    "winners": {**_SEATS, "description": "the game's winning seats"},
+    "ranking": {**_SEATS, "description": "the game's seats, best first"},
+    "void": {"type": "boolean", "description": "a reviewer voided the game: it counts for nobody"},
+}
+_STANDING = _obj(
+    "a player's line of the standings",
+    rank={"type": "integer", "minimum": 1, "description": "its place (1 is the first; tie-breaks make places differ)"},
+    player=_NAME,
+    points={"type": "number", "description": "the sum of its tables' points"},
+    wins={"type": "integer", "minimum": 0, "description": "tables where it was among the game's winners"},
+    games={"type": "integer", "minimum": 0, "description": "tables it played"},
+    par={
+        "type": "number",
+        "description": "duplicate: its points minus the mean points of the players who held the same seat, with the "
+        "same cards, at the round's other tables (0 in other formats)",
+    },
+    opponents_points={"type": "number", "description": "the points of every opponent it sat with, once per table"},
+)
+
+# Each event type of a tournament's log: {"description", "data", "private"} (JSON Schema 2020-12; private
+# None when the event keeps no secret), as a game's ``event_schemas`` give its events.
+EVENT_SCHEMAS: dict[str, dict[str, Any]] = {
+    TOURNAMENT_CREATED: {
+        "description": "The tournament is set up",
+        "data": _obj(
+            "what it plays and how",
+            name={"type": "string", "description": "its name (may be empty)"},
+            game={"type": "string", "description": "the game type every table plays"},
+            options={"type": "object", "description": "the options of every table's game"},
+            format={"enum": list(FORMATS)},
+            rounds={"type": "integer", "minimum": 1, "maximum": MAX_ROUNDS},
+            table_size=_obj(
+                "how many players a table seats",
+                min={"type": "integer", "minimum": 1},
+                max={"type": "integer", "minimum": 1},
+            ),
+            owner={"type": ["string", "null"], "description": "the id of the key that created it"},
+            tie_breaks={
+                "type": "array",
+                "items": {"enum": sorted({t for ts in TIE_BREAKS.values() for t in ts})},
+                "description": "what orders players of equal points, in order",
+            },
+            bots={
+                "type": "object",
+                "additionalProperties": {"enum": list(BOT_KINDS)},
+                "description": "player -> the kind of bot that plays it",
+            },
+        ),
+        "private": _obj(
+            "the secret the pairings and the duplicate deals come from",
+            setup=_obj("the tournament's seed", seed=_SEED),
+        ),
+    },
+    PLAYER_REGISTERED: {
+        "description": "A player is registered",
+        "data": _obj("who", player=_NAME),
+        "private": None,
+    },
+    ROUND_PAIRED: {
+        "description": "A round's tables are drawn",
+        "data": _obj(
+            "the round's tables, and who sits it out",
+            round=_ROUND,
+            tables={
+                "type": "array",
+                "items": _obj("a table", table=_TABLE, players={**_NAMES, "description": "its players, in seat order"}),
+            },
+            byes={**_NAMES, "description": "the players who sit this round out"},
+        ),
+        "private": _obj(
+            "duplicate: the round's deal, the same at every table",
+            deal_seeds={"type": "object", "additionalProperties": _SEED, "description": "round -> seed"},
+        ),
+    },
+    TABLE_STARTED: {
+        "description": "A table's game is created",
+        "data": _obj("which game a table plays", round=_ROUND, table=_TABLE, game_id=_GAME_ID),
+        "private": None,
+    },
+    ROUND_STARTED: {
+        "description": "Every table of a round has its game",
+        "data": _obj(
+            "the round's games", round=_ROUND, games={"type": "array", "items": _GAME_ID, "description": "by table"}
+        ),
+        "private": None,
+    },
+    TABLE_RESULT: {
+        "description": "A table's game ended: its result is recorded",
+        "data": _obj("the table's result", **_RESULT),
+        "private": None,
+    },
+    TABLE_RESULT_CORRECTED: {
+        "description": "A reviewer's ruling changed a recorded table's result: recorded again",
+        "data": _obj(
+            "the table's result as it is now",
+            **_RESULT,
+            previous_points={**_NUMBERS, "description": "the points recorded before, per seat"},
+            game_version={"type": ["integer", "null"], "description": "the game's version that carries the ruling"},
+        ),
+        "private": None,
+    },
+    PLAYER_WITHDREW: {
+        "description": "A player leaves the tournament: it is paired no more",
+        "data": _obj("who, and when", player=_NAME, round=_ROUND),
+        "private": None,
+    },
+    TOURNAMENT_FINISHED: {
+        "description": "The tournament is over",
+        "data": _obj(
+            "why, and the final standings",
+            reason={"type": "string", "description": "why it ended, in words"},
+            standings={"type": "array", "items": _STANDING, "description": "best first"},
+        ),
+        "private": None,
+    },
+}

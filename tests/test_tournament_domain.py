@@ -351,3 +351,75 @@ def test_a_table_without_a_result_is_not_corrected():
             state, {"type": "correct", "round": 1, "table": 0, "game_id": "g", "outcome": {"scores": [1, 2, 3, 4]}}
         )
     assert err.value.rule == "no-result" and err.value.kind == "conflict"
+
+
+@pytest.mark.parametrize("fmt", T.FORMATS)
+def test_every_tournament_event_has_the_shape_the_contract_publishes(fmt):
+    """A client reads GET /tournaments/{id}/events from the contract's Tournament<Type>Data and
+    Tournament<Type>Private components (T.EVENT_SCHEMAS): every event of tournaments of each format,
+    with a withdrawal, a correction and fractional points, has those shapes."""
+    import jsonschema_rs
+
+    checks = {
+        kind: {part: jsonschema_rs.validator_for(s) for part in ("data", "private") if (s := shape[part]) is not None}
+        for kind, shape in T.EVENT_SCHEMAS.items()
+    }
+    seen: Counter = Counter()
+    rng = random.Random(fmt)
+    for seed in range(3):
+        events: list[dict] = []
+        state = T.initial_state()
+
+        def apply(command: dict, events: list[dict] = events) -> None:
+            nonlocal state
+            made = T.decide(state, command)
+            events.extend(made)
+            state = T.fold(made, state)
+
+        apply(
+            {
+                "type": "create",
+                "game": "onion",
+                "options": {"rounds": 1},
+                "format": fmt,
+                "rounds": 3,
+                "table_size": {"min": 2, "max": 4},
+                "players": [f"p{i:02d}" for i in range(8)],
+                "seed": seed,
+                "owner": "key_1" if seed else None,
+                "bots": {"p01": "random"},
+            }
+        )
+        gid = 0
+        while not state["finished"]:
+            apply({"type": "pair"})
+            if state["finished"]:
+                break
+            rnd = T.current_round(state)
+            for tb in rnd["tables"]:
+                gid += 1
+                ref = {"round": rnd["round"], "table": tb["table"], "game_id": f"g{gid}"}
+                apply({"type": "start_table", **ref})
+                scores = [rng.choice([480.5, 500, 512.25, 1000]) for _ in tb["players"]]
+                outcome = {
+                    "scores": scores,
+                    "winners": [s for s, v in enumerate(scores) if v == max(scores)],
+                    "ranking": sorted(range(len(scores)), key=lambda s: -scores[s]),
+                }
+                apply({"type": "record", **ref, "outcome": outcome})
+                if gid == 2:  # a reviewer's ruling changes a recorded result
+                    corrected = {**outcome, "scores": scores[::-1]}
+                    apply({"type": "correct", **ref, "game_version": 40, "outcome": corrected})
+            if rnd["round"] == 1 and seed == 1:
+                apply({"type": "withdraw", "player": "p05"})
+        for ev in events:
+            seen[ev["type"]] += 1
+            assert ev["type"] in checks, ev["type"]
+            for part in ("data", "private"):
+                value = ev.get(part)
+                if part == "private" and value is None:
+                    continue
+                assert part in checks[ev["type"]], (ev["type"], part, "has no schema")
+                errors = [e.message for e in checks[ev["type"]][part].iter_errors(value)]
+                assert not errors, (ev["type"], part, errors[:3])
+    assert set(seen) == set(T.EVENT_SCHEMAS), set(T.EVENT_SCHEMAS) - set(seen)

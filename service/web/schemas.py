@@ -8,6 +8,7 @@ import marshmallow as ma
 from apispec import BasePlugin
 from marshmallow import fields, validate
 
+from domain import tournament
 from domain.table import ADJUDICATIONS
 from service.core import catalogue
 from service.core.keys import SCOPES
@@ -526,13 +527,15 @@ class EventSchema(ma.Schema):
         required=True,
         metadata={
             "description": "The public part. Its shape, by the game and `type`: the component <Game><Type>Data "
-            "(DalmutiPlayedData, CegoTurnTimedOutData ...), also in GET /game-types/{game} `event_schemas`"
+            "(DalmutiPlayedData, CegoTurnTimedOutData ...), also in GET /game-types/{game} `event_schemas`; in a "
+            "tournament's log, Tournament<Type>Data (TournamentRoundPairedData ...)"
         },
     )
     private = fields.Dict(
         metadata={
             "description": "Seat -> secret part (and `deal`: the deal's secret, for a caller who sees everything); "
-            "only the parts the caller may see. Its shape: the component <Game><Type>Private"
+            "only the parts the caller may see. Its shape: the component <Game><Type>Private. In a tournament's log, "
+            "the event's secret as a whole (Tournament<Type>Private), shown only to a caller of full sight"
         }
     )
     rules = fields.String(metadata={"description": "Rules version that produced the event"})
@@ -974,6 +977,14 @@ def shape_components() -> dict[str, dict]:
                         **openapi_schema(shape[part]),
                         "description": f"{game['title']}, {kind}: {shape['description']}. The event's {what}.",
                     }
+    for kind, shape in sorted(tournament.EVENT_SCHEMAS.items()):
+        for part in ("data", "private"):
+            if shape[part] is not None:
+                what = "public `data`" if part == "data" else "secret `private` part (a caller of full sight sees it)"
+                out["Tournament" + _camel(kind) + _camel(part)] = {
+                    **openapi_schema(shape[part]),
+                    "description": f"A tournament's log, {kind}: {shape['description']}. The event's {what}.",
+                }
     return out
 
 

@@ -241,7 +241,15 @@ class TournamentEventsSchema(ma.Schema):
     version = fields.Integer(required=True)
     head_hash = fields.String(required=True)
     chain = fields.Nested(ChainSchema, required=True)
-    events = fields.List(fields.Nested(EventSchema), required=True)
+    events = fields.List(
+        fields.Nested(EventSchema),
+        required=True,
+        metadata={
+            "description": "The tournament's events from `after`, each `data` of the component Tournament<Type>Data "
+            "by its `type` (TournamentCreated, PlayerRegistered, RoundPaired, TableStarted, RoundStarted, "
+            "TableResult, TableResultCorrected, PlayerWithdrew, TournamentFinished); `game_id` is the tournament's id"
+        },
+    )
 
 
 class CreateWebhookSchema(ma.Schema):
