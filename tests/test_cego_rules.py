@@ -341,51 +341,61 @@ def test_follow_rules():
     assert st["last_trick"]["winner"] == 2  # the trump wins
 
 
+def in_play(hands, blind, game, shown):
+    """A crafted deal in play: seat 0 the challenger of ``game``, leading the first trick, ``shown`` on the table."""
+    return dict(
+        dealt(hands, blind, dealer=3),
+        phase="play",
+        contract={"game": game, "challenger": 0, "gegensolo": False},
+        turn=0,
+        leader=0,
+        speakers=[],
+        shown=list(shown),
+        shown_left=list(shown),
+    )
+
+
 def test_eine_leere_shown_card_cannot_win():
-    """Seed 003, Eine Leere: the shown numeral leads (or its suit) the first trick and cannot win it."""
-    hands = {0: [card(D, 7), 20], 1: [card(H, 4), 6], 2: [card(S, 4), 7], 3: [card(K, 4), card(K, 5)]}
-    st = dealt(hands, [card(D, 6)], dealer=3)
-    st = dict(
-        st,
-        phase="play",
-        contract={"game": "eine_leere", "challenger": 0, "gegensolo": False},
-        turn=0,
-        leader=0,
-        speakers=[],
-        shown=[card(D, 7)],
-        shown_left=[card(D, 7)],
-    )
-    assert C.playable(st, 0) == [card(D, 7)]
-    st = move(st, 0, type="play", card=card(D, 7))
-    st = move(st, 1, type="play", card=6)
-    st = move(st, 2, type="play", card=7)
-    st = move(st, 3, type="play", card=card(K, 4))
-    assert st["last_trick"]["winner"] == 2
+    """Seed 003, Eine Leere: "La primera baza deberá empezar con la carta mostrada, o bien con otra carta del mismo
+    palo. En cualquier caso, la carta mostrada no podrá ganar la baza en la que sea jugada, aunque abra la baza."
+    The shown 1 of diamonds outranks every diamond the others play, yet the best of theirs wins: when it leads the
+    first trick, and when it follows suit in a later trick after a substitute led the first."""
+    d1, d2, d3, d4 = card(D, 4), card(D, 5), card(D, 6), card(D, 7)  # the 1, 2, 3 and 4 of diamonds
+    hands = {0: [d1, 20], 1: [d2, 6], 2: [d3, 7], 3: [card(K, 4), card(K, 5)]}
+    st = in_play(hands, [card(D, 3)], "eine_leere", [d1])
+    assert C.playable(st, 0) == [d1]  # trump 20 may not lead: the shown card (or a diamond) must
+    for s, c in ((0, d1), (1, d2), (2, d3), (3, card(K, 4))):  # nobody trumps: the others follow or discard
+        st = move(st, s, type="play", card=c)
+    assert st["last_trick"]["winner"] == 1 and st["trick_winners"][0] == [1, d2]
+    # a substitute leads the first trick; the shown card, played later, still cannot win its trick
+    hands = {0: [d1, d4], 1: [card(D, 1), d3], 2: [d2, card(H, 4)], 3: [card(K, 4), card(K, 5)]}
+    st = in_play(hands, [card(D, 3)], "eine_leere", [d1])
+    assert sorted(C.playable(st, 0)) == sorted([d1, d4])
+    for s, c in ((0, d4), (1, card(D, 1)), (2, d2), (3, card(K, 4))):
+        st = move(st, s, type="play", card=c)
+    assert st["leader"] == 1 and st["shown_left"] == [d1]  # the queen of diamonds won; the shown card is in hand
+    assert C.playable(st, 0) == [d1]  # on a diamond lead the shown card must follow
+    for s, c in ((1, d3), (2, card(H, 4)), (3, card(K, 5)), (0, d1)):
+        st = move(st, s, type="play", card=c)
+    assert st["last_trick"]["winner"] == 1 and st["trick_winners"][1] == [1, d3]  # the 3 of diamonds, not the 1
 
 
-def test_zwei_leere_lead_rules():
-    """Seed 003, Desarrollo (Zwei Leere / Zwei Verschiedene): the challenger leads the second trick; the third is
-    led by the winner of the first two whose winning card was higher."""
-    hands = {0: [card(D, 6), card(D, 7), 2], 1: [card(D, 4), 3, 4], 2: [5, 6, 7], 3: [card(D, 5), 8, 9]}
-    st = dealt(hands, [10], dealer=3)
-    st = dict(
-        st,
-        phase="play",
-        contract={"game": "zwei_leere", "challenger": 0, "gegensolo": False},
-        turn=0,
-        leader=0,
-        speakers=[],
-        shown=[card(D, 6), card(D, 7)],
-        shown_left=[card(D, 6), card(D, 7)],
-    )
+@pytest.mark.parametrize("first_trump, third_leader", [(5, 3), (20, 2)])
+def test_zwei_leere_lead_rules(first_trump, third_leader):
+    """Seed 003, Desarrollo (Zwei Leere / Zwei Verschiedene): "el retador abre la segunda baza obligatoriamente";
+    "la tercera baza la abrirá uno de los ganadores de las dos primeras bazas (aquel cuya carta ganadora sea más
+    alta)".  Seat 2 takes the first trick with ``first_trump``, seat 3 the second with trump 9: the third is led by
+    seat 3 after trump 5, and by seat 2, the winner of the first trick, after trump 20."""
+    hands = {0: [card(D, 6), card(D, 7), 2], 1: [card(D, 4), 3, 4], 2: [first_trump, 6, 7], 3: [card(D, 5), 8, 9]}
+    st = in_play(hands, [10], "zwei_leere", [card(D, 6), card(D, 7)])
     assert sorted(C.playable(st, 0)) == [card(D, 6), card(D, 7)]
-    for s, c in ((0, card(D, 6)), (1, card(D, 4)), (2, 5), (3, card(D, 5))):
+    for s, c in ((0, card(D, 6)), (1, card(D, 4)), (2, first_trump), (3, card(D, 5))):
         st = move(st, s, type="play", card=c)
     assert st["last_trick"]["winner"] == 2 and st["leader"] == 0  # challenger leads trick 2
     for s, c in ((0, card(D, 7)), (1, 3), (2, 6), (3, 9)):
         st = move(st, s, type="play", card=c)
-    assert st["last_trick"]["winner"] == 3
-    assert st["leader"] == 3  # trump 9 beats trump 5
+    assert st["last_trick"]["winner"] == 3 and st["trick_winners"] == [[2, first_trump], [3, 9]]
+    assert st["leader"] == third_leader == C.to_act(st)[0]
 
 
 def test_zwei_verschiedene_each_shown_suit_leads_one_of_the_first_two_tricks():
@@ -435,25 +445,38 @@ def test_zwei_verschiedene_each_shown_suit_leads_one_of_the_first_two_tricks():
     assert C.playable(st, 0) == [k7] == C.playable(dict(st, rules="1"), 0)
 
 
-def test_show_and_automatic_trump_discard():
-    """Seed 003, Zwei Leere / Zwei Verschiedene: two shown numerals; the lowest (resp. highest) trump of the blind
-    is discarded, shown."""
-    hands, blind = four_hands()
-    st = dealt(hands, blind)
+NO_TRUMP_BLIND = [card(D, i) for i in range(8)] + [card(K, 0), card(K, 1)]
+
+
+@pytest.mark.parametrize(
+    "game, shown, blind, discard",
+    [
+        ("zwei_leere", [card(H, 4), card(H, 5)], [3, 9, 17, C.JUGLAR], 3),
+        ("zwei_verschiedene", [card(H, 4), card(S, 4)], [3, 9, 17, C.JUGLAR], C.JUGLAR),
+        ("zwei_leere", [card(H, 4), card(H, 5)], NO_TRUMP_BLIND, card(D, 7)),  # reading: the weakest card
+        ("zwei_verschiedene", [card(H, 4), card(S, 4)], NO_TRUMP_BLIND, card(D, 0)),  # reading: the strongest
+    ],
+)
+def test_show_and_automatic_trump_discard(game, shown, blind, discard):
+    """Seed 003, Zwei Leere: "De ella debe descartar el triunfo más bajo, enseñándolo a los defensores"; Zwei
+    Verschiedene: "De ella debe descartar el triunfo más alto".  From a blind of trumps 3, 9, 17 and the Juglar,
+    Zwei Leere discards trump 3 and Zwei Verschiedene the Juglar, shown to all and added to the Legage; the shown
+    cards stay in the hand, the other nine are set aside.  A blind without trumps gives up its weakest card (the 4
+    of diamonds), or its strongest (the king of diamonds): the reading of docs/rules/cego.md."""
+    st = built({2: shown + [card(H, 6), card(S, 5), card(S, 6)]}, blind=blind)
+    hand, full = list(st["hands"][2]), sorted(st["blind"])
+    assert [c for c in full if C.is_trump(c)] == sorted(c for c in blind if C.is_trump(c))  # no other trump
     st = dict(
-        st,
-        phase="exchange",
-        step="show",
-        speakers=[],
-        contract={"game": "zwei_leere", "challenger": 2, "gegensolo": False},
+        st, phase="exchange", step="show", speakers=[], contract={"game": game, "challenger": 2, "gegensolo": False}
     )
-    opts = C.show_options(st["hands"][2], "zwei_leere")
-    if opts:
-        st2 = move(st, 2, type="show", cards=opts[0])
-        trumps = [c for c in blind if C.is_trump(c)]
-        assert st2["shown_discard"] == (min(trumps) if trumps else min(blind, key=C.strength))
-        assert len(st2["hands"][2]) == 11 and len(st2["legage"]) == 10
-        assert st2["shown"] == sorted(opts[0])
+    assert sorted(shown) in [sorted(o) for o in C.show_options(hand, game)]
+    st = move(st, 2, type="show", cards=shown)
+    assert st["shown_discard"] == discard and st["shown"] == sorted(shown)
+    assert sorted(st["hands"][2]) == sorted(shown + [c for c in full if c != discard])
+    assert sorted(st["legage"]) == sorted([c for c in hand if c not in shown] + [discard]) and len(st["legage"]) == 10
+    for viewer in (0, "spectator"):
+        v = C.view(st, viewer)
+        assert v["shown_discard"] == discard and v["shown"] == sorted(shown) and "legage" not in v
 
 
 def test_garbage_input():
