@@ -779,6 +779,20 @@ def test_rauber_payments(declarer_loses):
     assert r["payments"] == [(-3 * amt if s == lo else amt) for s in range(4)]
 
 
+def test_rauber_loser_pays_the_dealer_who_sits_out():
+    """Seed 003, Räuber: "el perdedor pagará 40 a cada uno, el doble si es él quien declaró el juego"; Reglas
+    generales: the dealer who sits out "paga o recibe lo mismo que los defensores".  With five players the declarer
+    who loses Räuber pays 80 to each of the other four, the dealer included (docs/rules/cego.md, Scoring)."""
+    st = built({0: TOP + [12]}, n=5, dealer=4)
+    assert st["sitting_out"] == 4 and st["active"] == [0, 1, 2, 3]
+    st = to_raise_phase(st)
+    for s in (1, 2, 3):
+        st = move(st, s, type="call", call="pass")
+    st = finish(move(st, 0, type="call", call="rauber"))
+    r = st["last_round"]
+    assert r["game"] == "rauber" and r["losers"] == [0] and r["payments"] == [-320, 80, 80, 80, 80]
+
+
 def test_three_player_round_end_to_end():
     """Seed 003, Nota (tres jugadores) + Puntuación: 51 cards, 12 blind, 13 each, a whole round scored; the
     payments follow the table and sum to zero."""
