@@ -339,6 +339,21 @@ def test_follow_rules():
     assert sorted(C.playable(st, 3)) == sorted([card(S, 0), card(K, 0)])
     st = move(st, 3, type="play", card=card(S, 0))
     assert st["last_trick"]["winner"] == 2  # the trump wins
+    # a trump led: whoever holds a trump must play one, though it holds a suit card too
+    hands = {0: [9, card(D, 1)], 1: [card(D, 4), 6], 2: [card(H, 0), card(H, 1)], 3: [card(S, 0), 12]}
+    st = dealt(hands, [8], dealer=3)
+    st = dict(
+        st, phase="play", contract={"game": "solo", "challenger": 0, "gegensolo": False}, turn=0, leader=0, speakers=[]
+    )
+    st = move(st, 0, type="play", card=9)
+    assert C.playable(st, 1) == [6]
+    rejects(st, {"type": "play", "card": card(D, 4), "seat": 1}, "must-follow")
+    st = move(st, 1, type="play", card=6)
+    assert sorted(C.playable(st, 2)) == sorted([card(H, 0), card(H, 1)])  # no trump: anything
+    st = move(st, 2, type="play", card=card(H, 0))
+    assert C.playable(st, 3) == [12]
+    st = move(st, 3, type="play", card=12)
+    assert st["last_trick"]["winner"] == 3  # the highest trump
 
 
 def in_play(hands, blind, game, shown):
