@@ -277,6 +277,36 @@ def test_match_ends_and_outcome():
     assert out["scores"] == [510, 490] and out["ranking"] == [0, 1] and out["winners"] == [0]
 
 
+def test_a_reviewers_award_keeps_scores_whole_chips():
+    """Seed 002, Showdown: "the player who holds the best cards wins the contents of the Pot; in the
+    event of a complete tie, the player of greater seniority wins": a Pot is never split, and every
+    Stake, bet and bid is whole chips, so a score (a bankroll) is a whole number of chips. A
+    reviewer's award or score correction on an Onion game keeps the scores integers (the API reads
+    every number as a float) and refuses a fraction of a chip."""
+    from domain import table as tables
+    from service.core.errors import ProblemError
+    from service.core.records import Records
+
+    assert O.WHOLE_SCORES is True
+    st = started(2, rounds=1)
+    st = act(st, 1, type="fold")
+    table = {"game": "onion", "state": st, "adjudication": None, "deals": {"open": [], "due": []}}
+    award = Records._review_event(table, "adjudicate", {"action": "award", "reason": "r", "scores": [3.0, 997.0]})
+    result = award["data"]["result"]
+    assert result["scores"] == [3, 997] and all(type(x) is int for x in result["scores"])
+    tables._review(table, award)
+    correction = {"action": "correct_score", "reason": "r", "deltas": [2.0, -2.0]}
+    fixed = Records._review_event(table, "adjudicate", correction)
+    assert fixed["data"]["deltas"] == [2, -2] and all(type(x) is int for x in fixed["data"]["deltas"])
+    tables._review(table, fixed)
+    out = tables.outcome(table)
+    assert out["scores"] == [5, 995] and all(type(x) is int for x in out["scores"])
+    for action, field in (("award", "scores"), ("correct_score", "deltas")):
+        with pytest.raises(ProblemError) as e:
+            Records._review_event(table, "adjudicate", {"action": action, "reason": "r", field: [2.5, 0.0]})
+        assert e.value.status == 422 and e.value.kind == "bad-adjudication"
+
+
 def test_timeout_moves():
     """Docs, timeouts: discard nothing, bet zero, match a zero bet else fold, stand, extra bet zero,
     decline."""

@@ -38,6 +38,7 @@ from domain.onion.about import (
     OPTIONS,
     RULES_VERSION,
     TITLE,
+    WHOLE_SCORES,
 )
 
 # helpers the rules tests reach for
@@ -69,6 +70,7 @@ __all__ = [
     "RULES_VERSION",
     "ROLE_NAMES",
     "TITLE",
+    "WHOLE_SCORES",
     "decide",
     "evolve",
     "initial_state",

@@ -24,6 +24,12 @@ FOLDS_RULES = ("1", "2")
 _UNRECORDED_RULES = "2"
 
 
+# scores are whole chips (final bankrolls): a Pot is never split (a complete tie goes to seniority) and
+# every Stake, bet, raise, bid and bought card is whole chips, so a reviewer's award or score
+# correction gives whole numbers and keeps them integers
+WHOLE_SCORES = True
+
+
 # events after which the deal in play is over and its commitment is revealed
 HAND_OVER_EVENTS = ("RoundEnded", "MatchEnded")
 

@@ -180,6 +180,7 @@ class Records:
                 raise ProblemError(
                     422, "Bad award", f"an award gives 'scores' for each of the {n} seats", "bad-adjudication"
                 )
+            scores = Records._whole(table, scores, "scores")
             ranking = sorted(range(n), key=lambda s: -scores[s])
             best = max(scores)
             body["result"] = {
@@ -206,10 +207,23 @@ class Records:
                 raise ProblemError(
                     422, "Bad correction", "the corrected scores must stay finite numbers", "bad-adjudication"
                 )
-            body["deltas"] = deltas
+            body["deltas"] = Records._whole(table, deltas, "deltas")
         elif action == "void":
             body["hand"] = data.get("hand")
         return {"type": tables.ADJUDICATED, "data": body}
+
+    @staticmethod
+    def _whole(table: dict, values: list, field: str) -> list:
+        """An award's scores or a correction's deltas for the game of ``table``.  A game whose
+        scores are whole numbers (its module says ``WHOLE_SCORES``: Cripple Mr Onion's are chips)
+        takes whole numbers only and keeps them integers: the API reads every number as a float,
+        and a score of 3 came back as 3.0."""
+        if not getattr(registry.get(table["game"]), "WHOLE_SCORES", False):
+            return values
+        if not all(float(v).is_integer() for v in values):
+            detail = f"this game's scores are whole numbers: every number in '{field}' must be whole"
+            raise ProblemError(422, "Bad adjudication", detail, "bad-adjudication")
+        return [int(v) for v in values]
 
     def seal(self, game_id: str, version: int, head_hash: str) -> str:
         """This service's word that it wrote the log of ``game_id`` up to ``version`` ending in ``head_hash``
