@@ -182,22 +182,45 @@ def test_worked_example():
     assert H.compare(a["value"], [H.RANK["six_card_onion"], H.RANK["two_card_onion"]]) == 1
 
 
+def _pairs_into(cards: list[int], ok) -> bool:
+    """Whether ``cards`` split into pairs that each satisfy ``ok``."""
+    if not cards:
+        return True
+    first, rest = cards[0], cards[1:]
+    return any(ok(first, c) and _pairs_into(rest[:i] + rest[i + 1 :], ok) for i, c in enumerate(rest))
+
+
 def test_every_card_once_and_groupings_valid():
-    """Note: each card serves in at most one grouping; every grouping shown is valid."""
+    """Note: each card serves in at most one grouping; every grouping shown is valid: a single
+    bagel or two-card onion is one (TA, PA; PP, TP, TT, 9A), several bagels pair off into bagels,
+    an Onion pairs off into a picture (never a ten) with an ace; the value lists the groupings' ranks."""
+
+    def bagel(x, y):
+        return H.classify([x, y]) == "bagel"
+
+    def pontoon(x, y):
+        return (H.is_picture(x) and H.is_ace(y)) or (H.is_picture(y) and H.is_ace(x))
+
     r = random.Random(7)
-    for _ in range(150):
-        hand = r.sample(range(104), 10)
+    rich = [c for c in range(104) if H.rank_of(c) in (1, 9, 10, 11, 12, 13)]
+    seen = set()
+    fixed = [mixed([12, 1, 2, 3]), mixed([10, 1, 2]), mixed([9, 1, 10, 12, 2])]  # PA; TA; 9A + TQ
+    for i in range(-len(fixed), 300):
+        hand = fixed[i] if i < 0 else r.sample(rich if i % 2 else range(104), 10)
         a = H.best_arrangement(hand)
         used = [c for g in a["groupings"] for c in g["cards"]] + a["unused"]
         assert sorted(used) == sorted(hand)
         for g in a["groupings"]:
-            if g["kind"].endswith("bagel") and g["kind"] != "bagel":
-                assert len(g["cards"]) == 2 * (H.BAGELS.index(g["rank"]))
+            seen.add(g["kind"])
+            assert g["rank"] == H.RANK[g["kind"]]
+            if g["kind"] in ("double_bagel", "triple_bagel", "lesser_bagel", "great_bagel"):
+                assert len(g["cards"]) == 2 * H.BAGELS.index(g["rank"]) and _pairs_into(g["cards"], bagel)
             elif g["kind"] in ("double_onion", "triple_onion", "lesser_onion", "great_onion"):
-                assert len(g["cards"]) == 2 * H.ONIONS.index(g["rank"])
+                assert len(g["cards"]) == 2 * H.ONIONS.index(g["rank"]) and _pairs_into(g["cards"], pontoon)
             else:
-                assert H.classify(g["cards"]) == g["kind"] or g["kind"] in ("two_card_onion", "bagel")
-        assert a["value"] == sorted(a["value"], reverse=True)
+                assert H.classify(g["cards"]) == g["kind"]
+        assert a["value"] == sorted((g["rank"] for g in a["groupings"]), reverse=True)
+    assert {"bagel", "double_bagel", "two_card_onion", "double_onion"} <= seen
 
 
 def test_ties_down_the_line():

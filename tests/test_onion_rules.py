@@ -257,15 +257,31 @@ def test_dealership_passed_round_and_back():
 
 
 def test_views_hide_cards():
-    """Views: a seat sees only its own cards and face-up cards; spectators none; the reviewer all."""
-    st = started(3)
+    """Seed 002 lines 45-48: "all cards have been dealt face down, each player is only aware of their
+    own cards"; face-up cards (lines 72-76) are public. Views: a seat sees only its own cards and
+    face-up cards; spectators none; the reviewer all. A view does not change when every card its
+    viewer may not see (the deck, the other hands' face-down cards) is dealt again."""
+    import random
+
+    st = finish_buying(to_buy(started(3)), {1: 0, 2: 0})  # seats 1 and 2 hold five face-up cards
+    assert all(len(st["up"][s]) == 5 for s in (1, 2))
+    r = random.Random(4)
     for viewer in (0, 1, 2, "spectator"):
-        v = json.dumps(O.view(st, viewer))
-        assert '"deck": [' not in v
-        for s in range(3):
-            if s != viewer:
-                assert f'"hand": {json.dumps(st["hands"][s])}' not in v
+        hidden = {s: [c for c in st["hands"][s] if c not in st["up"][s]] for s in range(3) if s != viewer}
+        pool = [c for h in hidden.values() for c in h] + st["deck"]
+        for _ in range(5):
+            r.shuffle(pool)
+            hands, k = [list(h) for h in st["hands"]], 0
+            for s, h in hidden.items():
+                hands[s] = sorted(pool[k : k + len(h)] + st["up"][s])
+                k += len(h)
+            other = {**st, "hands": hands, "deck": pool[k:]}
+            assert other["hands"] != st["hands"] and O.view(other, viewer) == O.view(st, viewer)
+        v = O.view(st, viewer)
+        assert "hands" not in v and "deck" not in v and v["up"] == st["up"]
+        assert v.get("hand") == (st["hands"][viewer] if viewer != "spectator" else None)
     assert O.view(st, "reviewer")["hands"] == st["hands"]
+    assert O.view(st, "reviewer")["deck"] == st["deck"]
 
 
 def test_match_ends_and_outcome():
