@@ -488,3 +488,38 @@ def test_an_append_during_an_audit_or_an_export_is_not_taken_for_tampering(servi
     exported = list(service.records.export_lines(gid))
     assert appended and verify_export(exported)["ok"], verify_export(exported)["problems"]
     assert json.loads(exported[0])["version"] == len(exported) - 1
+
+
+@pytest.mark.parametrize(
+    "game,players",
+    [
+        ("dalmuti", ["a", "b", "c", "d"]),
+        ("cego", ["a", "b", "c", "d"]),
+        ("muerte", ["a", "b", "c", "d", "e", "f"]),
+        ("onion", ["a", "b", "c"]),
+    ],
+)
+def test_a_reviewers_award_keeps_every_games_scores_whole(client, integrator, game, players):
+    """Every game's scores are whole numbers (seed 004 counts points per opponent, 001 its table of
+    points, 003 payments of whole points times whole factors, 002 whole chips: its Pot is never
+    split): an award or a correction of fractions is refused, and whole numbers sent as 3.0 are stored
+    and shown as integers."""
+    g = create(client, integrator, game=game, players=players)
+    gid = g["id"]
+    n = len(players)
+
+    def adjudicate(body: dict):
+        return client.post(f"/games/{gid}/adjudications", json={"reason": "r", **body}, headers=integrator)
+
+    half = adjudicate({"action": "award", "scores": [0.5] + [0] * (n - 1)})
+    assert half.status_code == 422 and half.get_json()["type"].endswith("bad-adjudication"), half.get_json()
+    award = adjudicate({"action": "award", "scores": [3.0] + [1.0] * (n - 1)})
+    assert award.status_code == 201, award.get_json()
+    assert award.get_json()["result"]["scores"] == [3] + [1] * (n - 1)
+    assert adjudicate({"action": "correct_score", "deltas": [0.25] + [0] * (n - 1)}).status_code == 422
+    fixed = adjudicate({"action": "correct_score", "deltas": [0.0, 4.0] + [0] * (n - 2)})
+    assert fixed.status_code == 201
+    raw = client.get(f"/games/{gid}", headers=integrator).data
+    assert b'"scores":[3,5' in raw.replace(b" ", b""), raw[:300]  # integers on the wire, not 3.0
+    audit = client.get(f"/games/{gid}/audit", headers=integrator).get_json()
+    assert audit["chain"]["ok"]

@@ -29,6 +29,7 @@ from domain.cego.about import (
     OPTIONS,
     RULES_VERSION,
     TITLE,
+    WHOLE_SCORES,
 )
 from domain.cego.auction import auction_calls
 from domain.cego.cards import (
@@ -67,6 +68,7 @@ __all__ = [
     "OPTIONS",
     "RAUBER_PAY",
     "RULES_VERSION",
+    "WHOLE_SCORES",
     "SUITS",
     "TITLE",
     "active_after",

@@ -12,6 +12,10 @@ TITLE = "Cego"
 
 RULES_VERSION = "2"
 
+# scores are whole numbers: every payment is a fixed amount or (points - 39) times a whole factor, and
+# card points are whole; a reviewer's award or score correction gives whole numbers and keeps them integers
+WHOLE_SCORES = True
+
 
 # rules versions whose logs this module folds exactly as they were played; the
 # state records the version its game was started under (``rules``) and the

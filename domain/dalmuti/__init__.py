@@ -37,6 +37,7 @@ from domain.dalmuti.about import (
     RULES_VERSION,
     TIES_BROKEN,
     TITLE,
+    WHOLE_SCORES,
 )
 
 # helpers the rules tests reach for
@@ -64,6 +65,7 @@ __all__ = [
     "OPTIONS",
     "ROLES",
     "RULES_VERSION",
+    "WHOLE_SCORES",
     "TIES_BROKEN",
     "TITLE",
     "deck_for",

@@ -14,6 +14,10 @@ TITLE = "El Gran Dalmuti"
 
 RULES_VERSION = "2"
 
+# scores are whole points (one for each opponent still holding cards when a player goes out); a
+# reviewer's award or score correction gives whole numbers and keeps them integers
+WHOLE_SCORES = True
+
 
 # rules versions whose logs this module folds exactly as they were played
 FOLDS_RULES = ("1",)

@@ -32,6 +32,7 @@ from domain.muerte.about import (
     OPTIONS,
     RULES_VERSION,
     TITLE,
+    WHOLE_SCORES,
 )
 
 # helpers the rules tests reach for
@@ -73,6 +74,7 @@ __all__ = [
     "MIN_PLAYERS",
     "OPTIONS",
     "RULES_VERSION",
+    "WHOLE_SCORES",
     "TEAMS",
     "TITLE",
     "decide",

@@ -16,6 +16,10 @@ TITLE = "¡Muerte al rey!"
 
 RULES_VERSION = "2"
 
+# scores are whole points (the scoring table of 3.2); a reviewer's award or score correction gives whole
+# numbers and keeps them integers
+WHOLE_SCORES = True
+
 
 # rules versions whose logs this module folds exactly as they were played.  Version 2: a match of one
 # game is won as the game is (the winning team, the discoverer of a treason, nobody after a double
