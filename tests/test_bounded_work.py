@@ -122,7 +122,7 @@ def test_score_corrections_are_bounded(client, integrator):
     gid = g["id"]
     award = {"action": "award", "reason": "abandoned", "scores": [4, 3, 2, 1]}
     assert client.post(f"/games/{gid}/adjudications", json=award, headers=integrator).status_code == 201
-    fix = {"action": "correct_score", "reason": "recount", "deltas": [0.5, 0, 0, -0.5]}
+    fix = {"action": "correct_score", "reason": "recount", "deltas": [1, 0, 0, -1]}
     for _ in range(tables.MAX_CORRECTIONS):
         assert client.post(f"/games/{gid}/adjudications", json=fix, headers=integrator).status_code == 201
     r = client.post(f"/games/{gid}/adjudications", json=fix, headers=integrator)

@@ -228,13 +228,23 @@ def test_the_application_keeps_corrected_scores_finite(client, integrator, servi
     a score infinite is refused, and nothing is appended."""
     reviewer = service.identity.require(API_KEY, "review")
     gid = game["id"]
-    service.records.review(gid, reviewer, "adjudicate", {"action": "award", "reason": "r", "scores": [1e308, 0, 0, 0]})
     before = head(client, integrator, gid)
-    with pytest.raises(ProblemError) as caught:
-        service.records.review(
-            gid, reviewer, "adjudicate", {"action": "correct_score", "reason": "r", "deltas": [1e308, 0, 0, 0]}
-        )
-    assert caught.value.status == 422 and "finite" in caught.value.detail
+    for body in (
+        {"action": "award", "reason": "r", "scores": [1e308, 0, 0, 0]},  # whole, but past any exact integer
+        {"action": "award", "reason": "r", "scores": [float("inf"), 0, 0, 0]},
+    ):
+        with pytest.raises(ProblemError) as caught:
+            service.records.review(gid, reviewer, "adjudicate", body)
+        assert caught.value.status == 422 and "finite" in caught.value.detail
+        assert head(client, integrator, gid) == before
+    service.records.review(gid, reviewer, "adjudicate", {"action": "award", "reason": "r", "scores": [2**53, 0, 0, 0]})
+    before = head(client, integrator, gid)
+    for deltas in ([1e308, 0, 0, 0], [float("inf"), 0, 0, 0]):
+        with pytest.raises(ProblemError) as caught:
+            service.records.review(
+                gid, reviewer, "adjudicate", {"action": "correct_score", "reason": "r", "deltas": deltas}
+            )
+        assert caught.value.status == 422 and "finite" in caught.value.detail
     assert head(client, integrator, gid) == before
 
 

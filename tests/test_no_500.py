@@ -217,7 +217,7 @@ def templates(world: dict, method: str, rule: str) -> list:
         "notes": [{"text": "seen", "version": 1}],
         "adjudications": [
             {"action": "award", "reason": "r", "scores": [1, 2, 3, 4]},
-            {"action": "correct_score", "reason": "r", "deltas": [1.5, 0, 0, -1.5]},
+            {"action": "correct_score", "reason": "r", "deltas": [1, 0, 0, -1]},
             {"action": "void", "reason": "r", "hand": 1},
             {"action": "unfreeze", "reason": "r"},
         ],

@@ -103,6 +103,9 @@ def seal_holds(public_key: str, seal: object, game_id: object, version: object, 
     return True
 
 
+WHOLE_LIMIT = 2**53  # a whole score stays exact as a JSON number any client reads (a double's integers)
+
+
 class Records:
     """Review, export, import and audit."""
 
@@ -220,8 +223,11 @@ class Records:
         and a score of 3 came back as 3.0."""
         if not getattr(registry.get(table["game"]), "WHOLE_SCORES", False):
             return values
-        if not all(float(v).is_integer() for v in values):
-            detail = f"this game's scores are whole numbers: every number in '{field}' must be whole"
+        if not all(isinstance(v, int | float) and float(v).is_integer() and abs(v) <= WHOLE_LIMIT for v in values):
+            detail = (
+                f"this game's scores are whole numbers: every number in '{field}' must be whole, "
+                f"finite and at most {WHOLE_LIMIT} in size"
+            )
             raise ProblemError(422, "Bad adjudication", detail, "bad-adjudication")
         return [int(v) for v in values]
 
