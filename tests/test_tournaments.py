@@ -822,3 +822,44 @@ def test_a_game_created_again_under_its_reserved_id_is_the_same_game_with_new_to
     assert client.get(f"/games/{first['id']}/legal-moves", headers=bearer(old)).status_code in (401, 403)
     listed = client.get("/games?limit=500", headers=integrator).get_json()["games"]
     assert [g["id"] for g in listed].count(first["id"]) == 1
+
+
+def test_the_listing_does_not_tell_that_an_embargoed_table_finished(client, integrator):
+    """GET /games lists a duplicate table as its view shows it: while the round's embargo holds, a table
+    that has played its deal out is listed (and filtered) as still in play, for anyone but the
+    tournament's owner and keys of full sight; once the round's other table has played the deal out,
+    it is listed finished for everyone."""
+    owner, outsider = _key(client, integrator, "games", "tournaments"), _key(client, integrator, "games")
+    reviewer = _key(client, integrator, "games", "review")
+    t = create_tournament(
+        client,
+        bearer(owner["key"]),
+        game="dalmuti",
+        options={"hands": 1},
+        players=[f"lst{i}" for i in range(8)],
+        format="duplicate",
+        rounds=1,
+        table_size={"min": 4, "max": 4},
+    )
+    a, b = (tb["game_id"] for tb in t["round_detail"]["tables"])
+    seats = {tb["game_id"]: tb["seats"] for tb in t["round_detail"]["tables"]}
+
+    def status(game_id: str, headers: dict, filtered: str | None = None) -> str | None:
+        query = {"limit": 500, **({"status": filtered} if filtered else {})}
+        rows = client.get("/games", query_string=query, headers=headers).get_json()["games"]
+        return next((row["status"] for row in rows if row["id"] == game_id), None)
+
+    play_http(client, {"id": a, "seats": seats[a]}, random.Random(41))
+    assert client.get(f"/games/{a}", headers=bearer(outsider["key"])).get_json()["finished"] is False
+    for headers in (bearer(outsider["key"]),):  # a key of no full sight (listing takes a key)
+        assert status(a, headers) == "active"
+        assert status(a, headers, "finished") is None
+        assert status(a, headers, "active") == "active"
+    for full in (owner, reviewer):  # the owner and a key of full sight see the end
+        assert status(a, bearer(full["key"])) == "finished"
+    play_http(client, {"id": b, "seats": seats[b]}, random.Random(42))
+    for game in (a, b):
+        for headers in (bearer(outsider["key"]), bearer(owner["key"]), bearer(reviewer["key"])):
+            assert status(game, headers) == "finished", (game, headers)
+            assert status(game, headers, "finished") == "finished"
+            assert status(game, headers, "active") is None

@@ -96,10 +96,13 @@ return 1
         """List a game, or move it in the listing (its status changed).  ``created``:
         a new game (or one made again under its id): its summary replaces any stored."""
         ctx = self.naipes.visibility.context(game_id)
+        status = self.status(table)
+        held = status == "finished" and ctx.duplicate and not self._end_public(game_id, table)
         info = {
             "id": game_id,
             "game": table["game"],
-            "status": self.status(table),
+            # a duplicate round's table that ended under the embargo is listed as it is seen: still in play
+            "status": "active" if held else status,
             "created_at": table["created_at"],
             "updated_at": table["updated_at"],
             "version": table["version"],
@@ -109,7 +112,9 @@ return 1
             "tournament": ctx.tournament,
             "open": facts.open_seats(table),
         }
-        running_timed = info["timed"] and info["status"] == "active"
+        if held:
+            info["held"] = True
+        running_timed = info["timed"] and status == "active"
         pipe = self.naipes.redis.pipeline(transaction=False)
         pipe.zadd(INDEX, {game_id: pages.now_ms()}, nx=True)  # a game keeps the place it was first listed at
         pipe.zscore(INDEX, game_id)
@@ -132,6 +137,11 @@ return 1
         for k in self.unlisted_keys(info):
             pipe.zrem(k, game_id)
         pipe.execute()
+
+    def _end_public(self, game_id: str, table: dict) -> bool:
+        """Whether a key of no full sight sees a finished duplicate table at its end (the round's
+        embargo lifted), by the decision every route takes."""
+        return self.naipes.visibility.sight(game_id, Viewer("integrator"), table).sees_version(table["version"])
 
     @staticmethod
     def status(table: dict) -> str:
@@ -217,19 +227,23 @@ return 1
             row["version"], row["updated_at"] = last["version"], last["time"]
             # a tournament's table (a summary written before tables were named: maybe one) may be held back
             if viewer is not None and info.get("tournament", True):
-                row = self._listing_sight(gid, row, viewer)
+                row = self._listing_sight(gid, row, viewer, bool(info.get("held")))
+            elif info.get("held"):  # the operator sees every game whole
+                row["status"] = "finished"
             rows.append(row)
         if len(repair):
             repair.execute()
         return rows
 
-    def _listing_sight(self, game_id: str, row: dict, viewer: Viewer) -> dict:
+    def _listing_sight(self, game_id: str, row: dict, viewer: Viewer, held: bool = False) -> dict:
         """A table of a duplicate round shows what its view shows the caller:
-        held at the round's public horizon (see :mod:`service.core.sight`)."""
+        held at the round's public horizon (see :mod:`service.core.sight`).  A table that ended under
+        the embargo is listed (and filtered) as still in play; a caller who sees its end sees it
+        finished."""
         if viewer.sees_all or not self.naipes.visibility.context(game_id).duplicate:
-            return row
+            return {**row, "status": "finished"} if held else row
         seen = self.naipes.visibility.sight(game_id, viewer)
         if seen.full or seen.horizon is None or row["version"] <= seen.horizon:
-            return row
+            return {**row, "status": "finished"} if held and seen.sees_version(row["version"]) else row
         at = self.naipes.store.read(game_id, seen.horizon - 1, seen.horizon)
         return {**row, "version": seen.horizon, "updated_at": at[0]["time"] if at else row["created_at"]}

@@ -552,6 +552,8 @@ class Tournaments:
             owner = self._owner(tid)
         # the round's deal counts read now, for this game's decision and its peers' (not a second old)
         ctx = self.naipes.visibility.refresh_round(game_id)
+        if ctx.duplicate:  # listed again with the round's counts read now: finished, or held by the embargo
+            self.naipes.listing.index(game_id, table)
         self._tell_finished(game_id, table, ref, owner)
         if not (ctx.duplicate and ctx.peers):
             return
@@ -565,6 +567,7 @@ class Tournaments:
                 continue
             # while its embargo holds, no key could be told more than at the peer's own end
             if self.naipes.visibility.sight(peer, anyone, peer_table).sees_version(peer_table["version"]):
+                self.naipes.listing.index(peer, peer_table)  # its end is public now: listed as finished
                 self._tell_finished(peer, peer_table, peer_ref, owner)
 
     def _tell_finished(self, game_id: str, table: dict, ref: bytes | None, owner: str | None) -> None:
