@@ -320,17 +320,28 @@ def main() -> None:
         default=["naipes", "push", "turn", "states", "states-node", "bare", "peer"],
         choices=["naipes", "push", "turn", "states", "states-node", "bare", "peer"],
     )
+    ap.add_argument(
+        "--before",
+        metavar="CHECKOUT",
+        help="another checkout of naipes (an earlier release): its two-request loop runs too, as 'before', "
+        "side by side with this one's on the same Redis",
+    )
     args = ap.parse_args()
     print(f"machine: {machine()}")
     with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(tmp) as server:
         app, app_base = gunicorn("service.web.app:create_app()", server.url)
         bare, bare_base = gunicorn("bench.bare:app", server.url)
         servers = {app_base: app, bare_base: bare}
+        before_base = None
+        if args.before:
+            before, before_base = gunicorn("service.web.app:create_app()", server.url, root=args.before)
+            servers[before_base] = before
         best: dict[str, tuple[float, int, float]] = {}
         loops = [
             (name, fn, base)
             for name, fn, base in (
                 ("naipes", naipes_client, app_base),
+                ("before", naipes_client, before_base),
                 ("push", push_client, app_base),
                 ("turn", turn_client, app_base),
                 ("states", states_client, app_base),
@@ -338,7 +349,7 @@ def main() -> None:
                 ("bare", bare_client, bare_base),
                 ("peer", None, None),
             )
-            if name in args.loops
+            if name in args.loops or (name == "before" and before_base is not None)
         ]
         slice_ = args.seconds / args.rounds
         try:
@@ -420,7 +431,7 @@ def main() -> None:
                     )
                 ratios = [
                     f"{a}/{b} {rows[a] / rows[b]:.2f}"
-                    for a in ("naipes", "push", "turn", "states", "states-node")
+                    for a in ("naipes", "before", "push", "turn", "states", "states-node")
                     for b in ("bare", "peer")
                     if a in rows and b in rows and rows[b]
                 ]
@@ -434,7 +445,7 @@ def main() -> None:
                 f"bare {b_rate:.1f} moves/s at {b_clients} clients; ratio of bests {n_rate / b_rate:.2f}"
             )
         finally:
-            for p in (app, bare):
+            for p in servers.values():
                 p.terminate()
                 p.wait()
 

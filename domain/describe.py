@@ -254,7 +254,9 @@ def table_event_schemas(game_id: str) -> dict[str, dict]:
                         commitment={
                             "type": "string",
                             "pattern": "^[0-9a-f]{64}$",
-                            "description": "the SHA-256 the deal published (docs/review.md says how to check it)",
+                            "description": "the SHA-256 the deal published: hex of SHA-256 over the UTF-8 of "
+                            "salt + '|' + the deck as compact JSON (no spaces, keys sorted), the deck as shown here "
+                            "(card codes); recompute it to check the deal",
                         },
                         salt={"type": "string", "description": "the salt the commitment was made with"},
                         deck=deck,

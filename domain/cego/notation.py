@@ -614,7 +614,10 @@ VIEW_SCHEMA: dict = {
             "rules_version": {
                 "type": "string",
                 "enum": ["1", "2"],
-                "description": "the rules version the match was started under (see docs/rules/cego.md)",
+                "description": "the rules version the match was started under, and keeps: 2 today; "
+                "1 (older matches) still offered Piccolo "
+                "and Bettel after a Solo, let the Zwei Verschiedene shown suits lead in any order and counted "
+                "the Legage for the challenger only with a trick won",
             },
             "phase": {
                 "type": "string",

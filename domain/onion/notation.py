@@ -702,13 +702,15 @@ _RUN = _obj(
     nullable=True,
 )
 
+_RANKS_IN_WORDS = ", ".join(f"{i} {kind.replace('_', ' ')}" for i, kind in enumerate(KINDS, start=1))
+
 _PLAIN_ARRANGEMENT = _obj(
     "a hand as the server arranged it, base game (no modifier on)",
     {
         "cards": _cards("the ten cards of the hand", _HAND, _HAND),
         "value": {
             "type": "array",
-            "items": _int("a grouping's rank: 1 bagel ... 20 Great Onion (the order of docs/rules/onion.md)", 1, 20),
+            "items": _int(f"a grouping's rank, lowest first: {_RANKS_IN_WORDS}", 1, 20),
             "maxItems": _MOST_GROUPINGS,
             "description": "the hand's value: its grouping ranks, highest first; compared element by element, "
             "a longer list beats its own prefix",
@@ -722,7 +724,7 @@ _PLAIN_ARRANGEMENT = _obj(
                 "one grouping",
                 {
                     "kind": _enum("the grouping's kind", _BASE_KINDS),
-                    "rank": _int("its rank in the order of groupings: 1 bagel ... 20 Great Onion", 1, 20),
+                    "rank": _int(f"its rank in the order of groupings, lowest first: {_RANKS_IN_WORDS}", 1, 20),
                     "cards": _cards("the cards of the grouping", 2),
                 },
             ),

@@ -51,8 +51,12 @@ SPEC_OPTIONS = {
     "info": {
         "description": (
             "An event-sourced card-game service. Every move is an event in a hash-chained log; "
-            "every response is filtered by who asks: a seat token sees its own cards, no token is a spectator, "
-            "an integrator key sees everything. Errors are application/problem+json (RFC 9457)."
+            "every response is filtered by who asks, by one decision for every route, stream and export: a seat "
+            "token sees its own cards; no token is a spectator, who sees no hidden card; an integrator key sees "
+            "every card of the games it owns (or whose tournament it owns), a key with the review or admin scope "
+            "of every game, any other key what a spectator sees. A game may show every card once it is over "
+            "(option public_after_end), and a duplicate tournament round holds back what its other tables still "
+            "play (`embargo`). Errors are application/problem+json (RFC 9457)."
         ),
     },
     "servers": [{"url": "http://127.0.0.1:8000", "description": "the start command's default"}],

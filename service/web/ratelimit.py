@@ -472,7 +472,7 @@ HEADERS = {
         "and w (window, seconds); `credential` is this credential on this route (a request without a live "
         "credential is counted by its client address), `address` the client address over all routes, when it "
         "applies; a kind with several windows names each `<kind>-<w>s`. Absent on routes never limited "
-        "(health, metrics, the contract) and when the service runs without limits. See docs/rate-limits.md",
+        "(health, metrics, the contract) and when the service runs without limits",
         "schema": {"type": "string"},
         "example": '"credential";q=100;w=1, "address";q=300;w=1',
     },

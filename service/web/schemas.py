@@ -599,7 +599,8 @@ class EventsSchema(ma.Schema):
         allow_none=True,
         metadata={
             "description": "Set while a duplicate round holds the caller back: events past `version` are not shown "
-            "yet (see docs/security.md)"
+            "yet: every table of the round deals the same cards, and a deal is shown once every table has played it "
+            "out (the seats of the table, the tournament's owner and reviewers see it live)"
         },
     )
 
@@ -754,7 +755,7 @@ class KeySchema(ma.Schema):
     rate_limit = fields.String(
         metadata={
             "description": "The key's own budget, replacing the service's (set by `naipes keys limit`; "
-            "see docs/rate-limits.md); absent when the key has the service's",
+            "see the RateLimit-Policy header); absent when the key has the service's",
             "example": "1000 per minute",
         }
     )

@@ -149,7 +149,12 @@ class SeatBotSchema(ma.Schema):
     bot = fields.String(
         required=True,
         validate=validate.OneOf(BOT_KINDS),
-        metadata={"description": "random, heuristic or search (docs/bots.md)", "example": "heuristic"},
+        metadata={
+            "description": "random (any legal move), heuristic (a greedy player of the game's own sense) "
+            "or search (information-set Monte Carlo tree search over the hidden cards: the strongest, and the "
+            "slowest)",
+            "example": "heuristic",
+        },
     )
 
 

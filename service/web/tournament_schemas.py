@@ -93,7 +93,11 @@ class TableResultSchema(ma.Schema):
     points = fields.List(
         fields.Raw(),
         required=True,
-        metadata={"description": "What the standings count, per seat (docs/tournaments.md)"},
+        metadata={
+            "description": "What the standings count, per seat: the game's scores "
+            "(Cripple Mr Onion: money won or lost, the final bankroll less the starting one), "
+            "0 for everyone when a reviewer voided the game"
+        },
     )
     winners = fields.List(fields.Integer(), required=True)
     ranking = fields.List(fields.Integer(), required=True)
