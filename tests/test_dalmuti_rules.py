@@ -868,6 +868,12 @@ def test_points_tie_broken_by_last_hand_order():
     st = _play_out(st, [(0, [7]), (1, [6]), (2, [5])])
     assert D.outcome(st)["scores"] == [3, 3, 1, 0]
     assert D.outcome(st)["ranking"] == [0, 1, 2, 3] and D.outcome(st)["winners"] == [0]
+    # and where the last hand's order is not the seats' order: seat 3 went out before seat 2
+    st = play_state([[7], [6], [8, 9], [5]], scores=[0, 0, 2, 1])
+    st = _play_out(st, [(0, [7]), (1, [6]), (2, None), (3, [5])])
+    assert st["last_hand"]["out_order"] == [0, 1, 3, 2]
+    assert D.outcome(st)["scores"] == [3, 2, 2, 2]
+    assert D.outcome(st)["ranking"] == [0, 1, 3, 2]
 
 
 def test_no_scoring_ranks_by_last_hand():

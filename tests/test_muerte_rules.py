@@ -737,3 +737,15 @@ def test_a_game_started_under_rules_1_ends_as_it_did():
         st = M.evolve(st, {**ev, "rules": "1"})  # as the log hands them over: each envelope with its version
     assert st["rules"] == "1"
     assert M.outcome(st)["winners"] == [0]  # the discoverer's +3 alone, as version 1 decided
+
+
+def test_winner_swaps_names_the_best_scorer_and_breaks_a_tie_by_turn_order():
+    """Seed 001, 3.3 (first item) names the game's winner; Reading (docs/rules/muerte.md, winner_swaps):
+    the best scorer, ties to the player earliest in turn order, which is not seat order."""
+    from domain.muerte.identities import game_winner
+
+    state = {"order": [3, 1, 0, 2, 5, 4]}
+    assert game_winner(state, [2, 5, 1, 0, 0, 0]) == 1  # the best scorer
+    assert game_winner(state, [5, 5, 1, 0, 0, 0]) == 1  # seats 0 and 1 tie: 1 plays before 0
+    assert game_winner(state, [0, 0, 1, 0, 5, 5]) == 5  # seats 4 and 5 tie: 5 plays before 4
+    assert game_winner(state, [0, 0, 0, 0, 0, 0]) == 3  # all tie: the first to play
