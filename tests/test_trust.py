@@ -431,3 +431,32 @@ def test_a_stream_held_at_the_embargo_does_not_tell_that_its_table_finished(live
     # view=turn: the state the stream opens with, then the events up to the horizon and no state after
     assert playing[0] == "state" and len(playing) > 1 and "state" not in playing[1:]
     assert finished == playing, "the held spectator's stream told that the table had finished"
+
+
+def test_a_table_that_ended_early_holds_back_no_deal_it_will_never_play(client, integrator, service):
+    """A duplicate round's table that ends after fewer deals than the others (a reviewer ended it; a
+    Cripple Mr Onion match can end sooner at one table than at another) will never play the deals it
+    did not reach: it holds none of them back. Table B is voided during its first hand; table A plays
+    its two hands out and is then seen finished by every key, listed finished, and its result is no
+    secret (before, A's second hand stayed embargoed for good)."""
+    owner = key_with(client, integrator, "tournaments", "games")
+    outsider = bearer(key_with(client, integrator, "games")["key"])
+    reviewer = bearer(key_with(client, integrator, "review")["key"])
+    t = duplicate_tournament(client, bearer(owner["key"]))
+    a, b = t["round_detail"]["tables"]
+    rng = random.Random(61)
+    toks = {s["seat"]: s["token"] for s in b["seats"]}
+    for _ in range(3):  # B's first hand begun, not played out
+        view = client.get(f"/games/{b['game_id']}", headers=bearer(toks[0])).get_json()
+        seat = view["to_act"][0]
+        move = client.get(f"/games/{b['game_id']}/legal-moves", headers=bearer(toks[seat])).get_json()["moves"][0]
+        assert client.post(f"/games/{b['game_id']}/moves", json=move, headers=bearer(toks[seat])).status_code == 201
+    r = client.post(
+        f"/games/{b['game_id']}/adjudications", json={"action": "void", "reason": "table left"}, headers=reviewer
+    )
+    assert r.status_code == 201, r.get_json()
+    play_until_deals_done(client, service, a, 2, rng)
+    seen = client.get(f"/games/{a['game_id']}", headers=outsider).get_json()
+    assert seen["finished"] and seen["embargo"] is None, seen["embargo"]
+    rows = client.get("/games", query_string={"status": "finished", "limit": 500}, headers=outsider).get_json()
+    assert a["game_id"] in {row["id"] for row in rows["games"]}

@@ -83,7 +83,7 @@ class Visibility:
         counts = []
         for peer in ctx.peers:
             try:
-                counts.append(sights.deals_finished(self.naipes.tables.table(peer)))
+                counts.append(_deals_done(self.naipes.tables.table(peer)))
             except ProblemError:
                 counts.append(0)
         counts += [0] * max(0, ctx.round_tables - 1 - len(ctx.peers))
@@ -103,7 +103,7 @@ class Visibility:
         done = {}
         for game in games:
             try:
-                done[game] = sights.deals_finished(self.naipes.tables.table(game))
+                done[game] = _deals_done(self.naipes.tables.table(game))
             except ProblemError:
                 done[game] = 0
         missing = [0] * max(0, ctx.round_tables - len(games))
@@ -161,3 +161,14 @@ class Visibility:
         """Where a game's log was written: here, or elsewhere and imported (with who imported it)."""
         origin = self.context(game_id).origin
         return {"kind": "imported", **origin} if origin else {"kind": "native"}
+
+
+EVERY_DEAL = 1 << 30  # the count of a table that will deal no more: it holds back no other table's deal
+
+
+def _deals_done(table: dict) -> int:
+    """How many deals a table of a duplicate round has played out, as its peers' embargo counts them: a
+    finished table (its match over, or ended by a reviewer) will never play the deals it did not reach,
+    so it holds none of them back (a Cripple Mr Onion match may end in fewer rounds at one table than at
+    another; without this its peers' later deals stayed embargoed for good)."""
+    return EVERY_DEAL if facts.finished(table) else sights.deals_finished(table)
