@@ -73,7 +73,7 @@ def test_the_workers_tell_a_games_end_its_process_never_told(worker, client, int
     hook = _hook(client, key, f"{receiver.url}/late", ["game.finished"])
     try:
         attach_tournaments(service)
-        service.appender.finished = lambda game_id, table: False  # the process died after the append
+        service.appender.tell_end = lambda game_id, table: False  # the process died after the append
         gid = _short_game(client, integrator, 3)
         assert _mark(service, gid) is not None
         # the grace a finishing process has, spent (rather than waited for)
@@ -103,7 +103,7 @@ def test_a_games_end_costs_the_same_round_trips_whatever_the_webhooks_it_reaches
         table = service.tables.table(gid, fresh=True)
         service.keys._by_id.clear()  # the keys' records read as after their cache expired
         wire = Wire(monkeypatch)
-        assert service.appender.finished(gid, table)
+        assert service.appender.tell_end(gid, table)
         monkeypatch.undo()
         return wire.sent, gid
 

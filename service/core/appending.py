@@ -140,7 +140,7 @@ class Appender:
             return result.replayed
         self.naipes.tables.remember(game_id, new)
         if _finishing(old, new):
-            self.finished(game_id, new)
+            self.tell_end(game_id, new)
         elif old is not None and facts.finished(old) and not facts.finished(new):  # a game reopened
             self.naipes.listing.index(game_id, new)
         elif old is not None and facts.finished(new) and tables.outcome(new) != tables.outcome(old):
@@ -157,7 +157,7 @@ class Appender:
                 log.exception("could not schedule the deadlines of game %s at version %s", game_id, new["version"])
         return None
 
-    def finished(self, game_id: str, table: dict) -> bool:
+    def tell_end(self, game_id: str, table: dict) -> bool:
         """What a game's end sets going once its append is stored: its place in the listing, then the
         finished-game listeners (its tournament's advance, ``game.finished`` webhooks).  The append
         marked the game in ``FINISHING`` in its own round trip; the mark goes once every listener
@@ -227,7 +227,7 @@ def finish_pending(naipes: Naipes, now: float | None = None) -> list[str]:
         table = found.get(game_id)
         if table is None or not facts.finished(table):
             dropped.append(game_id)
-        elif naipes.appender.finished(game_id, table):
+        elif naipes.appender.tell_end(game_id, table):
             done.append(game_id)
     if dropped:
         naipes.redis.zrem(FINISHING, *dropped)
