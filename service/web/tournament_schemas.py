@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from domain.table import BOT_KINDS
-from domain.tournament import FORMATS, MAX_PLAYERS, MAX_ROUNDS
+from domain.tournament import EVENT_SCHEMAS, FORMATS, MAX_PLAYERS, MAX_ROUNDS
 from service.core.webhooks import EVENTS
 from service.web.schemas import GAME_TYPE, MAX_COUNT, ChainSchema, EventSchema
 
@@ -250,8 +250,7 @@ class TournamentEventsSchema(ma.Schema):
         required=True,
         metadata={
             "description": "The tournament's events from `after`, each `data` of the component Tournament<Type>Data "
-            "by its `type` (TournamentCreated, PlayerRegistered, RoundPaired, TableStarted, RoundStarted, "
-            "TableResult, TableResultCorrected, PlayerWithdrew, TournamentFinished); `game_id` is the tournament's id"
+            f"by its `type` ({', '.join(EVENT_SCHEMAS)}); `game_id` is the tournament's id"
         },
     )
 
