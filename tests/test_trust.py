@@ -460,3 +460,40 @@ def test_a_table_that_ended_early_holds_back_no_deal_it_will_never_play(client, 
     assert seen["finished"] and seen["embargo"] is None, seen["embargo"]
     rows = client.get("/games", query_string={"status": "finished", "limit": 500}, headers=outsider).get_json()
     assert a["game_id"] in {row["id"] for row in rows["games"]}
+
+
+def test_a_caller_held_at_the_embargo_is_not_told_how_far_the_table_has_played(client, integrator, service):
+    """Past its horizon a caller held by a duplicate round's embargo learns nothing of a table's log,
+    its length included: a replay of any later version is 403 embargoed, whether the table has reached
+    it or not (a 422 naming the head told how many events were played, and so when the table finished),
+    and a long-poll waits for what the caller may see, not for the log (returning at once while the
+    log was past ``after`` told the head by bisection, and each move's time)."""
+    import time
+
+    owner = bearer(key_with(client, integrator, "tournaments")["key"])
+    outsider = bearer(key_with(client, integrator, "games")["key"])
+    t = duplicate_tournament(client, owner)
+    a = t["round_detail"]["tables"][0]
+    gid = a["game_id"]
+    play_until_deals_done(client, service, a, 1, random.Random(7))
+    head = service.tables.table(gid, fresh=True)["version"]
+    for who in ({}, outsider):
+        visible = client.get(f"/games/{gid}/events", headers=who).get_json()["version"]
+        assert visible < head
+        answers = set()
+        for version in (visible + 1, head, head + 1, head + 1000):
+            r = client.get(f"/games/{gid}/replay", query_string={"version": version}, headers=who)
+            problem = r.get_json()
+            assert str(head) not in problem["detail"], problem
+            answers.add((r.status_code, problem["type"], problem["detail"]))
+        assert len(answers) == 1 and next(iter(answers))[0] == 403, answers
+        for after in (visible, head - 1, head + 5):
+            started = time.monotonic()
+            r = client.get(f"/games/{gid}/events", query_string={"after": after, "wait": 1}, headers=who)
+            assert r.status_code == 200 and r.get_json()["events"] == []
+            assert time.monotonic() - started >= 0.9, f"a held long-poll after {after} ended at once"
+    # the tournament's owner sees the table live: its long-poll ends as soon as the log is past `after`
+    started = time.monotonic()
+    r = client.get(f"/games/{gid}/events", query_string={"after": head - 1, "wait": 5}, headers=owner)
+    assert [e["version"] for e in r.get_json()["events"]] == [head] and time.monotonic() - started < 4
+    assert client.get(f"/games/{gid}/replay", query_string={"version": head + 1}, headers=owner).status_code == 422

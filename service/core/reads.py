@@ -135,9 +135,13 @@ class Reads:
         head, _ = self.naipes.store.head(game_id)
         if head == 0:
             raise not_found(game_id)
+        as_viewer = self._viewpoint(game_id, viewer, as_)
+        # a caller held back by a duplicate round's embargo is told nothing of the log past its horizon,
+        # its length included: any version past it is embargoed, whether the table has reached it or not
+        if as_viewer.horizon is not None and not as_viewer.sees_version(version):
+            raise embargoed(as_viewer)
         if not (1 <= version <= head):
             raise ProblemError(422, "No such version", f"version must be between 1 and {head}", "bad-version")
-        as_viewer = self._viewpoint(game_id, viewer, as_)
         table = self.naipes.tables.replay_table(game_id, version)
         if as_viewer.kind == "seat" and as_viewer.seat not in facts.seats(table):
             seats = len(facts.seats(table))

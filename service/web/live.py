@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import marshmallow as ma
@@ -294,11 +295,14 @@ class Stream(MethodView):
         return resp
 
 
-def wait_for_events(svc, game_id: str, after: int, seconds: float) -> None:
+def wait_for_events(svc, game_id: str, after: int, seconds: float, shown: Callable[[], int] | None = None) -> None:
     """A long-poll's wait (``GET /games/{id}/events?wait=``): until the game's log is past ``after``, at most
     ``seconds``.  It waits as a stream does, on the game's reader in this process (which the process's one
     subscription feeds), so a waiting request holds no Redis connection; and it holds one of the streams'
-    slots, counted per client and address like theirs (429 beyond a client's share, 503 beyond the server's)."""
+    slots, counted per client and address like theirs (429 beyond a client's share, 503 beyond the server's).
+    ``shown``: for a caller held back by a duplicate round's embargo, the last version it may see now; the
+    wait ends once that passes ``after`` (looked at as the log grows, and at least every HELD_POLL_SECONDS),
+    not when the log does, so that when it ends tells nothing of the moves past the horizon."""
     release = _streams.acquire(client())
     try:
         fanout: Fanout = current_app.extensions["naipes_fanout"]
@@ -306,8 +310,15 @@ def wait_for_events(svc, game_id: str, after: int, seconds: float) -> None:
         deadline = time.monotonic() + seconds
         try:
             # (the reader also wakes its waiters when told to read anew: a change of tokens, a new subscription)
-            while hub.head.version <= after and (left := deadline - time.monotonic()) > 0:
-                hub.wait(after, left)
+            while (left := deadline - time.monotonic()) > 0:
+                if shown is None:
+                    if hub.head.version > after:
+                        break
+                    hub.wait(after, left)
+                else:
+                    if shown() > after:
+                        break
+                    hub.wait(hub.head.version, min(left, HELD_POLL_SECONDS))
         except RuntimeError:  # the reader stopped: the read that follows the wait tells what there is
             pass
         finally:

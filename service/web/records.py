@@ -44,7 +44,13 @@ class Events(MethodView):
         after, limit = query["after"], query["limit"]
         events = svc.reads.events(game_id, current_caller(), after, limit, lang=lang)
         if query["wait"] > 0 and not events["events"]:
-            wait_for_events(svc, game_id, after, query["wait"])
+            # a caller held at a duplicate round's horizon waits for what it may see, not for the log
+            shown = (
+                (lambda: svc.reads.events(game_id, current_caller(), after, 1)["version"])
+                if events["embargo"] is not None
+                else None
+            )
+            wait_for_events(svc, game_id, after, query["wait"], shown)
             # the credential once more: a key revoked or a seat token replaced during the wait gets nothing
             events = svc.reads.events(game_id, caller(game_id), after, limit, lang=lang)
         return labelled(events, lang)
