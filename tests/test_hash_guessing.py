@@ -90,26 +90,33 @@ def test_a_redacted_events_hash_matches_no_guess_not_even_the_truth(client, inte
             assert rebuilt(shown) == shown["hash"], (game, shown["type"])
 
 
-def test_a_withheld_table_results_hash_matches_no_guess(client, integrator, service):
+def test_a_withheld_table_result_is_not_shown_at_all(client, integrator, service):
     """Seed-independent: a duplicate round's result is private to the owner while the round is open
-    (docs/tournaments.md); its place in the tournament's log shows a hash, never its salt."""
+    (docs/tournaments.md): the public log stops before it, so no hash of it is shown to guess against,
+    and neither the log's length nor its head tells that table A has finished."""
     owner = bearer(key_with(client, integrator, "tournaments")["key"])
     t = duplicate_tournament(client, owner)
     a = t["round_detail"]["tables"][0]
     gid = a["game_id"]
+    before = client.get(f"/tournaments/{t['id']}/events").get_json()
     play_until_deals_done(client, service, a, 2, random.Random(5))  # both hands: table A's game is over
     assert facts.finished(service.tables.table(gid, fresh=True))
     attach_tournaments(service).advance(t["id"])  # what the worker's job does: table A's result is written
-    everything = {
-        e["version"]: e for e in client.get(f"/tournaments/{t['id']}/events", headers=owner).get_json()["events"]
-    }
-    public = client.get(f"/tournaments/{t['id']}/events").get_json()["events"]
-    withheld = [e for e in public if e.get("withheld")]
-    assert withheld, "the result of table A is withheld from the public while table B plays"
-    for shown in withheld:
+    whole_log = client.get(f"/tournaments/{t['id']}/events", headers=owner).get_json()
+    everything = {e["version"]: e for e in whole_log["events"]}
+    assert any(e["type"] == "TableResult" for e in everything.values())
+    public = client.get(f"/tournaments/{t['id']}/events").get_json()
+    assert public == before, "the public log moved when table A's result was written"
+    assert whole_log["version"] > public["version"]
+    assert not any(e["type"] == "TableResult" for e in public["events"])
+    for shown in public["events"]:  # the owner's log, with its secrets and their salts left out
         whole = everything[shown["version"]]
-        assert "salt" in whole and "salt" not in shown
-        assert rebuilt(shown, data=whole["data"]) != shown["hash"]
-        assert rebuilt(shown, data=whole["data"], salt=whole["salt"]) == shown["hash"]
+        assert shown["hash"] == whole["hash"] and "salt" in whole
+        if whole.get("private"):
+            assert "private" not in shown and "salt" not in shown, shown["type"]
+        else:
+            assert rebuilt(shown) == shown["hash"], shown["type"]
+    for view in ("", "/standings"):
+        assert client.get(f"/tournaments/{t['id']}{view}").get_json()["version"] == public["version"]
     for whole in everything.values():
         assert rebuilt(whole) == whole["hash"]

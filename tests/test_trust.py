@@ -497,3 +497,38 @@ def test_a_caller_held_at_the_embargo_is_not_told_how_far_the_table_has_played(c
     r = client.get(f"/games/{gid}/events", query_string={"after": head - 1, "wait": 5}, headers=owner)
     assert [e["version"] for e in r.get_json()["events"]] == [head] and time.monotonic() - started < 4
     assert client.get(f"/games/{gid}/replay", query_string={"version": head + 1}, headers=owner).status_code == 422
+
+
+def test_a_held_table_is_listed_finished_once_its_embargo_lifts_while_its_peer_plays_on(client, integrator, service):
+    """Table B is voided during the first hand of a two-hand duplicate round: its end is held while
+    table A plays that hand, and lifts when A has played it out and goes on to the second hand (no
+    table's end to list it again then). The listing's next read lists B finished, for every filter."""
+    owner = key_with(client, integrator, "tournaments", "games")
+    outsider = bearer(key_with(client, integrator, "games")["key"])
+    reviewer = bearer(key_with(client, integrator, "review")["key"])
+    t = duplicate_tournament(client, bearer(owner["key"]))
+    a, b = t["round_detail"]["tables"]
+    toks = {s["seat"]: s["token"] for s in b["seats"]}
+    for _ in range(3):  # B's first hand begun, not played out
+        view = client.get(f"/games/{b['game_id']}", headers=bearer(toks[0])).get_json()
+        seat = view["to_act"][0]
+        move = client.get(f"/games/{b['game_id']}/legal-moves", headers=bearer(toks[seat])).get_json()["moves"][0]
+        assert client.post(f"/games/{b['game_id']}/moves", json=move, headers=bearer(toks[seat])).status_code == 201
+    r = client.post(
+        f"/games/{b['game_id']}/adjudications", json={"action": "void", "reason": "table left"}, headers=reviewer
+    )
+    assert r.status_code == 201, r.get_json()
+
+    def listed(filtered: str | None) -> dict[str, str]:
+        query = {"limit": 500, **({"status": filtered} if filtered else {})}
+        rows = client.get("/games", query_string=query, headers=outsider).get_json()["games"]
+        return {row["id"]: row["status"] for row in rows}
+
+    assert client.get(f"/games/{b['game_id']}", headers=outsider).get_json()["finished"] is False  # held
+    assert listed(None)[b["game_id"]] == "active" and b["game_id"] not in listed("finished")
+    play_until_deals_done(client, service, a, 1, random.Random(62))
+    service.visibility._peer_counts.clear()  # (the counts are cached a second)
+    assert client.get(f"/games/{b['game_id']}", headers=outsider).get_json()["finished"] is True
+    assert b["game_id"] not in listed("active")
+    assert listed("finished")[b["game_id"]] == "finished"
+    assert listed(None)[b["game_id"]] == "finished"

@@ -138,6 +138,16 @@ return 1
             pipe.zrem(k, game_id)
         pipe.execute()
 
+    def _lifted(self, game_id: str) -> bool:
+        """Whether a table listed as held by its round's embargo may now be listed finished (the
+        embargo lifted when a peer played the deal out and went on, or two tables' ends raced), and
+        if so list it again: a read repairs what no append will."""
+        table = self.naipes.tables.table(game_id)
+        if not self._end_public(game_id, table):
+            return False
+        self.index(game_id, table)
+        return True
+
     def _end_public(self, game_id: str, table: dict) -> bool:
         """Whether a key of no full sight sees a finished duplicate table at its end (the round's
         embargo lifted), by the decision every route takes."""
@@ -223,6 +233,11 @@ return 1
                 rows.append(None)
                 continue
             last = loads(tail[0][1][b"e"])
+            if info.get("held") and self._lifted(gid):  # listed again as finished: shown where it belongs
+                if status and status != "finished":
+                    rows.append(None)
+                    continue
+                info = {**info, "status": "finished", "held": False}
             row = {k: info[k] for k in (*self.SUMMARY_FIELDS, *extra) if k in info}
             row["version"], row["updated_at"] = last["version"], last["time"]
             # a tournament's table (a summary written before tables were named: maybe one) may be held back

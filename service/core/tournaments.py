@@ -34,7 +34,7 @@ from domain import registry
 from domain import table as tables
 from domain import tournament as T
 from domain.base import RuleViolation
-from events.envelope import GENESIS, dumps, for_viewer, loads, now_iso, seal_batch
+from events.envelope import GENESIS, dumps, for_viewer, loads, now_iso, seal_batch, verify_chain
 from events.store import EventStore, VersionConflict, key
 from service.core import catalogue, facts
 from service.core import pages as listing
@@ -139,8 +139,12 @@ class Tournaments:
 
     def _index(self, tid: str, state: dict, envs: list[dict], created: bool = False) -> None:
         """List a tournament (in INDEX and the set of its status, scored by when
-        it was first listed) with its summary; a later summary is never
+        it was first listed) with its summary, as anyone may see it (its log up to
+        its public horizon: :func:`_public_prefix`); a later summary is never
         replaced by an earlier one."""
+        shown = _public_prefix(state, envs)
+        if len(shown) < len(envs):
+            state, envs = T.fold(shown), shown
         info = {
             "id": tid,
             "name": state["name"],
@@ -630,13 +634,23 @@ class Tournaments:
         out["complete"] = len(reserved) == len(rnd["tables"])
         return out
 
+    def _seen(self, tid: str, viewer: Viewer | None) -> tuple[dict, list[dict], bool]:
+        """The tournament as ``viewer`` may see it: its state, its log, and whether it sees everything.
+        A caller who does not (anyone but the owner and ``admin``) sees the log up to its public
+        horizon (:func:`_public_prefix`), and the state folded from that."""
+        state, envs = self.load(tid)
+        if self._privileged(viewer, state):
+            return state, envs, True
+        shown = _public_prefix(state, envs)
+        return (state if len(shown) == len(envs) else T.fold(shown)), shown, False
+
     def _owner(self, tid: str) -> str | None:
         first = self.store.read(tid, 0, 1)
         return first[0]["data"].get("owner") if first else None
 
     # ------------------------------------------------------------ reading
     def view(self, tid: str, viewer: Viewer | None = None) -> dict:
-        state, envs = self.load(tid)
+        state, envs, _ = self._seen(tid, viewer)
         return {
             "id": tid,
             "name": state["name"],
@@ -694,9 +708,7 @@ class Tournaments:
         return {"total": found["total"], "tournaments": found["rows"], "next_cursor": found["next_cursor"]}
 
     def standings(self, tid: str, viewer: Viewer | None = None) -> dict:
-        state, envs = self.load(tid)
-        if not self._privileged(viewer, state):
-            state = T.fold(_public_events(state, envs))
+        state, envs, _ = self._seen(tid, viewer)
         return {
             "id": tid,
             "version": envs[-1]["version"],
@@ -707,7 +719,7 @@ class Tournaments:
         }
 
     def round(self, tid: str, n: int, viewer: Viewer | None) -> dict:
-        state, envs = self.load(tid)
+        state, envs, secrets_ = self._seen(tid, viewer)
         if not 1 <= n <= len(state["schedule"]):
             raise ProblemError(
                 404,
@@ -716,7 +728,6 @@ class Tournaments:
                 "round-not-found",
             )
         rnd = state["schedule"][n - 1]
-        secrets_ = self._privileged(viewer, state)
         created = {}
         if secrets_:
             raw = self.redis.hgetall(key(tid, "games"))
@@ -767,35 +778,30 @@ class Tournaments:
             raise not_found(tid)
         state = T.fold(envs)
         everything = self._privileged(viewer, state)
-        public = {e["version"] for e in _public_events(state, envs)}
-        shown = [
-            for_viewer(e, None, everything) if everything or e["version"] in public else _withheld(e)
-            for e in envs
-            if e["version"] > after
-        ][:limit]
-        return {"id": tid, "version": head_version, "head_hash": head_hash, "chain": chain, "events": shown}
+        if not everything:  # the log up to its public horizon, its head and its chain's check as there
+            shown = _public_prefix(state, envs)
+            if len(shown) < len(envs):
+                head_version, head_hash = shown[-1]["version"], shown[-1]["hash"]
+                chain = verify_chain(shown) if chain.get("ok") else chain
+        else:
+            shown = envs
+        events = [for_viewer(e, None, everything) for e in shown if e["version"] > after][:limit]
+        return {"id": tid, "version": head_version, "head_hash": head_hash, "chain": chain, "events": events}
 
 
-def _public_events(state: dict, envs: list[dict]) -> list[dict]:
-    """The tournament's events as anyone may see them: in a duplicate tournament, a table's
-    result is withheld until every table of its round has finished (the tables were dealt
-    the same cards, and a result tells something of them)."""
+def _public_prefix(state: dict, envs: list[dict]) -> list[dict]:
+    """The tournament's log as anyone but its owner may see it: in a duplicate tournament, a table's
+    result (or its correction) is not public until every table of its round has finished (the tables
+    were dealt the same cards, and a result tells something of them), and the log is shown up to the
+    event before the first such result: not the result's place in the chain, nor its time, nor
+    anything after it, so that neither its version nor its length tells that a table has finished."""
     if state["format"] != "duplicate":
         return envs
     open_rounds = {r["round"] for r in state["schedule"] if not T.round_complete(r)}
-    return [
-        e
-        for e in envs
-        if not (e["type"] in (T.TABLE_RESULT, T.TABLE_RESULT_CORRECTED) and e["data"].get("round") in open_rounds)
-    ]
-
-
-def _withheld(env: dict) -> dict:
-    """An event kept from the caller for now: its place in the chain, not its content."""
-    return {k: env[k] for k in ("game_id", "version", "type", "time", "actor", "prev_hash", "hash")} | {
-        "data": {"round": env["data"].get("round"), "table": env["data"].get("table")},
-        "withheld": True,
-    }
+    for i, e in enumerate(envs):
+        if e["type"] in (T.TABLE_RESULT, T.TABLE_RESULT_CORRECTED) and e["data"].get("round") in open_rounds:
+            return envs[:i]
+    return envs
 
 
 def _standing_rows(state: dict) -> list[dict]:
