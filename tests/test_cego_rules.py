@@ -742,6 +742,31 @@ def test_eine_leere_won_and_lost(won):
     check_paid(st, "eine_leere", won)
 
 
+def test_zwei_verschiedene_third_trick_goes_to_the_higher_winning_card_of_the_first_two():
+    """Seed 003, Zwei Verschiedene: "Se aplican las mismas condiciones que en Zwei Leere", whose third trick
+    is led by whoever won one of the first two with the higher card. Here the first trick's winner (trump
+    12) leads the third, though the second trick went to another seat (trump 8)."""
+    s7, k7 = card(S, 7), card(K, 7)
+    hands = {0: [s7, k7, card(S, 6), 2], 1: [card(S, 4), 3, 4, 11], 2: [5, 6, 7, 12], 3: [card(S, 5), 8, 9, 13]}
+    st = dict(
+        dealt(hands, [10], dealer=3),
+        phase="play",
+        contract={"game": "zwei_verschiedene", "challenger": 0, "gegensolo": False},
+        turn=0,
+        leader=0,
+        speakers=[],
+        shown=[s7, k7],
+        shown_left=[s7, k7],
+    )
+    for s, c in ((0, card(S, 6)), (1, card(S, 4)), (2, 12), (3, card(S, 5))):
+        st = move(st, s, type="play", card=c)
+    assert st["last_trick"]["winner"] == 2
+    for s, c in ((0, k7), (1, 3), (2, 6), (3, 8)):
+        st = move(st, s, type="play", card=c)
+    assert st["last_trick"]["winner"] == 3 and st["trick_no"] == 2
+    assert st["leader"] == 2  # trump 12 (first trick) is higher than trump 8 (second)
+
+
 @pytest.mark.parametrize("won", [True, False])
 def test_zwei_verschiedene_won_and_lost(won):
     """Seed 003, Zwei Verschiedene + table: two numerals of different suits shown, the blind's highest trump
