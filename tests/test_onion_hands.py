@@ -238,7 +238,9 @@ def test_ties_down_the_line():
 
 def test_best_arrangement_is_optimal_on_small_hands():
     """Note, Showdown comparison (reading): the best split is the greatest value list; the
-    search agrees with brute force over every partition on five-card hands."""
+    search agrees with brute force over every partition on seven-card hands. The brute force classifies
+    each group with the module's own ``classify``: this checks the search, not the list of hands (the
+    groupings' own tests above check that against the seed)."""
     r = random.Random(3)
 
     def brute(cards):
