@@ -120,3 +120,25 @@ def test_a_games_end_costs_the_same_round_trips_whatever_the_webhooks_it_reaches
     finally:
         for hook, key in hooks:
             client.delete(f"/webhooks/{hook['id']}", headers=bearer(key["key"]))
+
+
+def test_a_game_whose_listeners_keep_failing_is_tried_again_after_the_newer_marks(client, integrator, service):
+    """A mark whose listeners fail again waits another grace, behind the marks that came since: a hundred
+    of them failing for good cannot keep newer games' ends from being told."""
+    told: list[str] = []
+    failing: set[str] = set()
+
+    def listener(game_id: str, table: dict) -> None:
+        told.append(game_id)
+        if game_id in failing:
+            raise RuntimeError("this listener fails for this game")
+
+    service.on_finished.append(listener)
+    stuck = _short_game(client, integrator, 7)
+    failing.add(stuck)
+    assert _mark(service, stuck) is None  # its own process told it (the listener failed only later)
+    service.redis.zadd(FINISHING, {stuck: time.time() - FINISH_GRACE - 60})
+    later = time.time() + FINISH_GRACE + 1
+    assert stuck not in finish_pending(service, now=later)
+    assert _mark(service, stuck) == later  # moved behind every mark made until then
+    assert stuck not in finish_pending(service, now=later)  # not again before another grace

@@ -222,13 +222,17 @@ def finish_pending(naipes: Naipes, now: float | None = None) -> list[str]:
         return []
     ids = [raw.decode() for raw in marks]
     found = naipes.tables.current(ids)
-    done, dropped = [], []
+    done, dropped, failed = [], [], []
     for game_id in ids:
         table = found.get(game_id)
         if table is None or not facts.finished(table):
             dropped.append(game_id)
         elif naipes.appender.tell_end(game_id, table):
             done.append(game_id)
+        else:
+            failed.append(game_id)
     if dropped:
         naipes.redis.zrem(FINISHING, *dropped)
+    if failed:  # tried again after another grace, behind the marks that came since (none starves them)
+        naipes.redis.zadd(FINISHING, dict.fromkeys(failed, now), xx=True)
     return done
