@@ -748,16 +748,7 @@ def test_zwei_verschiedene_third_trick_goes_to_the_higher_winning_card_of_the_fi
     12) leads the third, though the second trick went to another seat (trump 8)."""
     s7, k7 = card(S, 7), card(K, 7)
     hands = {0: [s7, k7, card(S, 6), 2], 1: [card(S, 4), 3, 4, 11], 2: [5, 6, 7, 12], 3: [card(S, 5), 8, 9, 13]}
-    st = dict(
-        dealt(hands, [10], dealer=3),
-        phase="play",
-        contract={"game": "zwei_verschiedene", "challenger": 0, "gegensolo": False},
-        turn=0,
-        leader=0,
-        speakers=[],
-        shown=[s7, k7],
-        shown_left=[s7, k7],
-    )
+    st = in_play(hands, [10], "zwei_verschiedene", [s7, k7])
     for s, c in ((0, card(S, 6)), (1, card(S, 4)), (2, 12), (3, card(S, 5))):
         st = move(st, s, type="play", card=c)
     assert st["last_trick"]["winner"] == 2

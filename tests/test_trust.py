@@ -63,6 +63,18 @@ def play_until_deals_done(client, service, table: dict, deals: int, rng: random.
     raise AssertionError("the deal did not finish")
 
 
+def void_during_first_hand(client, table: dict, reviewer: dict) -> None:
+    """Three moves of a table's first hand, then a reviewer ends its game (void) mid-hand."""
+    gid, toks = table["game_id"], {s["seat"]: s["token"] for s in table["seats"]}
+    for _ in range(3):
+        view = client.get(f"/games/{gid}", headers=bearer(toks[0])).get_json()
+        seat = view["to_act"][0]
+        move = client.get(f"/games/{gid}/legal-moves", headers=bearer(toks[seat])).get_json()["moves"][0]
+        assert client.post(f"/games/{gid}/moves", json=move, headers=bearer(toks[seat])).status_code == 201
+    r = client.post(f"/games/{gid}/adjudications", json={"action": "void", "reason": "table left"}, headers=reviewer)
+    assert r.status_code == 201, r.get_json()
+
+
 def test_a_duplicate_deal_stays_hidden_until_every_table_of_the_round_has_played_it(client, integrator, service):
     """Tables A and B of a duplicate round are dealt the same cards.  Once A
     has played its first hand out, nothing of that hand (its plays, its
@@ -445,16 +457,7 @@ def test_a_table_that_ended_early_holds_back_no_deal_it_will_never_play(client, 
     t = duplicate_tournament(client, bearer(owner["key"]))
     a, b = t["round_detail"]["tables"]
     rng = random.Random(61)
-    toks = {s["seat"]: s["token"] for s in b["seats"]}
-    for _ in range(3):  # B's first hand begun, not played out
-        view = client.get(f"/games/{b['game_id']}", headers=bearer(toks[0])).get_json()
-        seat = view["to_act"][0]
-        move = client.get(f"/games/{b['game_id']}/legal-moves", headers=bearer(toks[seat])).get_json()["moves"][0]
-        assert client.post(f"/games/{b['game_id']}/moves", json=move, headers=bearer(toks[seat])).status_code == 201
-    r = client.post(
-        f"/games/{b['game_id']}/adjudications", json={"action": "void", "reason": "table left"}, headers=reviewer
-    )
-    assert r.status_code == 201, r.get_json()
+    void_during_first_hand(client, b, reviewer)
     play_until_deals_done(client, service, a, 2, rng)
     seen = client.get(f"/games/{a['game_id']}", headers=outsider).get_json()
     assert seen["finished"] and seen["embargo"] is None, seen["embargo"]
@@ -508,16 +511,7 @@ def test_a_held_table_is_listed_finished_once_its_embargo_lifts_while_its_peer_p
     reviewer = bearer(key_with(client, integrator, "review")["key"])
     t = duplicate_tournament(client, bearer(owner["key"]))
     a, b = t["round_detail"]["tables"]
-    toks = {s["seat"]: s["token"] for s in b["seats"]}
-    for _ in range(3):  # B's first hand begun, not played out
-        view = client.get(f"/games/{b['game_id']}", headers=bearer(toks[0])).get_json()
-        seat = view["to_act"][0]
-        move = client.get(f"/games/{b['game_id']}/legal-moves", headers=bearer(toks[seat])).get_json()["moves"][0]
-        assert client.post(f"/games/{b['game_id']}/moves", json=move, headers=bearer(toks[seat])).status_code == 201
-    r = client.post(
-        f"/games/{b['game_id']}/adjudications", json={"action": "void", "reason": "table left"}, headers=reviewer
-    )
-    assert r.status_code == 201, r.get_json()
+    void_during_first_hand(client, b, reviewer)
 
     def listed(filtered: str | None) -> dict[str, str]:
         query = {"limit": 500, **({"status": filtered} if filtered else {})}
