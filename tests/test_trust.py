@@ -526,3 +526,30 @@ def test_a_held_table_is_listed_finished_once_its_embargo_lifts_while_its_peer_p
     assert b["game_id"] not in listed("active")
     assert listed("finished")[b["game_id"]] == "finished"
     assert listed(None)[b["game_id"]] == "finished"
+
+
+def test_a_held_table_is_in_the_finished_listing_once_its_embargo_lifts_with_no_other_read(client, integrator, service):
+    """Table B ends during the first hand and is listed held (active). Once table A has played that
+    hand out, a listing filtered on ``finished`` (which never reads a row listed active, and so never
+    repairs it) lists B, though no unfiltered read came first and A's game goes on."""
+    owner = key_with(client, integrator, "tournaments", "games")
+    outsider = bearer(key_with(client, integrator, "games")["key"])
+    reviewer = bearer(key_with(client, integrator, "review")["key"])
+    t = duplicate_tournament(client, bearer(owner["key"]))
+    a, b = t["round_detail"]["tables"]
+    r = client.post(
+        f"/games/{b['game_id']}/adjudications", json={"action": "void", "reason": "table left"}, headers=reviewer
+    )
+    assert r.status_code == 201, r.get_json()
+
+    def finished_listed() -> list[set[str]]:
+        found = []
+        for query in ({"status": "finished"}, {"status": "finished", "game": "dalmuti"}):
+            rows = client.get("/games", query_string={"limit": 500, **query}, headers=outsider).get_json()["games"]
+            found.append({row["id"] for row in rows})
+        return found
+
+    assert all(b["game_id"] not in ids for ids in finished_listed())
+    play_until_deals_done(client, service, a, 1, random.Random(62))
+    assert not tables.outcome(service.tables.table(a["game_id"], fresh=True))  # A plays on
+    assert all(b["game_id"] in ids for ids in finished_listed())

@@ -149,6 +149,11 @@ class Appender:
                     listener(game_id, new)
                 except Exception:  # the move is stored; the tournament's recheck catches up
                     log.exception("a result listener failed for game %s", game_id)
+        elif old is not None and _deals_played(new) > _deals_played(old):  # a peer held at this deal may be listed
+            try:
+                self.naipes.listing.relist_held_peers(game_id)
+            except Exception:  # the move is stored; the listing's next read, or the round's next end, lists them
+                log.exception("could not list again the held tables of the round of game %s", game_id)
         scheduler = self.naipes.scheduler
         if scheduler is not None:  # what the append could not carry: bots' turns, continuations
             try:
@@ -236,3 +241,9 @@ def finish_pending(naipes: Naipes, now: float | None = None) -> list[str]:
     if failed:  # tried again after another grace, behind the marks that came since (none starves them)
         naipes.redis.zadd(FINISHING, dict.fromkeys(failed, now), xx=True)
     return done
+
+
+def _deals_played(table: dict) -> int:
+    """How many of a table's deals have had their hand played out (a table kept before deals were counted: none)."""
+    deals = table.get("deals")
+    return deals["count"] - len(deals["open"]) if deals else 0

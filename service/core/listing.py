@@ -148,6 +148,23 @@ return 1
         self.index(game_id, table)
         return True
 
+    def relist_held_peers(self, game_id: str) -> None:
+        """A deal of a duplicate round's table was played out: the round's tables listed as held by
+        its embargo (they ended earlier) whose end is public now are listed again, as finished, in
+        every filtered set (a read repairs only the rows it reads, and a listing filtered on
+        ``finished`` never reads a row listed active).  One read of the peers' summaries, and the
+        round's counts only when one of them is held."""
+        ctx = self.naipes.visibility.context(game_id)
+        if not ctx.duplicate or not ctx.peers:
+            return
+        raws = self.naipes.redis.hmget(INDEX_INFO, list(ctx.peers))
+        held = [peer for peer, raw in zip(ctx.peers, raws) if raw and loads(raw).get("held")]
+        if not held:
+            return
+        self.naipes.visibility.refresh_round(game_id)  # this deal counted now, not a second later
+        for peer in held:
+            self._lifted(peer)
+
     def _end_public(self, game_id: str, table: dict) -> bool:
         """Whether a key of no full sight sees a finished duplicate table at its end (the round's
         embargo lifted), by the decision every route takes."""
