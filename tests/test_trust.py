@@ -20,6 +20,7 @@ from domain import tournament as T
 from events.envelope import GENESIS, dumps, loads, seal_batch
 from service.core import sight as sights
 from service.core.naipes import Naipes
+from service.core.tournaments import attach_tournaments
 from service.web.app import create_app
 
 from .conftest import API_KEY, bearer
@@ -553,3 +554,29 @@ def test_a_held_table_is_in_the_finished_listing_once_its_embargo_lifts_with_no_
     play_until_deals_done(client, service, a, 1, random.Random(62))
     assert not tables.outcome(service.tables.table(a["game_id"], fresh=True))  # A plays on
     assert all(b["game_id"] in ids for ids in finished_listed())
+
+
+def test_the_public_chain_check_of_a_held_log_is_of_the_log_shown(client, integrator, service, redis_client):
+    """A caller shown a duplicate tournament's log up to its horizon is told the chain's check of
+    that log: its count and head as shown, and no break past it (whose place would tell how many
+    events are held back, and so that a table has finished); the owner is told the break."""
+    owner = bearer(key_with(client, integrator, "tournaments")["key"])
+    t = duplicate_tournament(client, owner)
+    a = t["round_detail"]["tables"][0]
+    before = client.get(f"/tournaments/{t['id']}/events").get_json()
+    play_until_deals_done(client, service, a, 2, random.Random(5))
+    attach_tournaments(service).advance(t["id"])  # table A's result, held back from the public
+    public = client.get(f"/tournaments/{t['id']}/events").get_json()
+    assert public == before
+    assert public["chain"]["checked"] == len(public["events"]) and public["chain"]["head"] == public["head_hash"]
+    # the held result altered in the store: a break past the horizon
+    stream = f"naipes:{{{t['id']}}}:events"
+    (entry_id, fields), *_ = redis_client.xrevrange(stream, count=1)
+    held = loads(fields[b"e"])
+    assert held["type"] == T.TABLE_RESULT
+    redis_client.xdel(stream, entry_id)
+    redis_client.execute_command("XSETID", stream, f"{held['version'] - 1}-0")
+    redis_client.xadd(stream, {"e": dumps({**held, "data": {**held["data"], "scores": [0, 0, 0, 0]}})}, id=entry_id)
+    whole = client.get(f"/tournaments/{t['id']}/events", headers=owner).get_json()
+    assert whole["chain"]["ok"] is False and whole["chain"]["broken_at"] == held["version"]
+    assert client.get(f"/tournaments/{t['id']}/events").get_json() == before
