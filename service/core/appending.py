@@ -13,6 +13,7 @@ from domain import registry
 from domain import table as tables
 from events.envelope import dumps, seal_batch
 from service.core import facts
+from service.core import sight as sights
 from service.core.listing import DUE, FINISHING
 
 if TYPE_CHECKING:
@@ -141,15 +142,13 @@ class Appender:
         self.naipes.tables.remember(game_id, new)
         if _finishing(old, new):
             self.tell_end(game_id, new)
-        elif old is not None and facts.finished(old) and not facts.finished(new):  # a game reopened
-            self.naipes.listing.index(game_id, new)
         elif old is not None and facts.finished(new) and tables.outcome(new) != tables.outcome(old):
             for listener in self.naipes.on_result_changed:
                 try:
                     listener(game_id, new)
                 except Exception:  # the move is stored; the tournament's recheck catches up
                     log.exception("a result listener failed for game %s", game_id)
-        elif old is not None and _deals_played(new) > _deals_played(old):  # a peer held at this deal may be listed
+        elif old is not None and sights.deals_finished(new) > sights.deals_finished(old):  # a held peer may be listed
             try:
                 self.naipes.listing.relist_held_peers(game_id)
             except Exception:  # the move is stored; the listing's next read, or the round's next end, lists them
@@ -241,9 +240,3 @@ def finish_pending(naipes: Naipes, now: float | None = None) -> list[str]:
     if failed:  # tried again after another grace, behind the marks that came since (none starves them)
         naipes.redis.zadd(FINISHING, dict.fromkeys(failed, now), xx=True)
     return done
-
-
-def _deals_played(table: dict) -> int:
-    """How many of a table's deals have had their hand played out (a table kept before deals were counted: none)."""
-    deals = table.get("deals")
-    return deals["count"] - len(deals["open"]) if deals else 0

@@ -142,9 +142,7 @@ class Tournaments:
         it was first listed) with its summary, as anyone may see it (its log up to
         its public horizon: :func:`_public_prefix`); a later summary is never
         replaced by an earlier one."""
-        shown = _public_prefix(state, envs)
-        if len(shown) < len(envs):
-            state, envs = T.fold(shown), shown
+        state, envs = _public(state, envs)
         info = {
             "id": tid,
             "name": state["name"],
@@ -641,8 +639,7 @@ class Tournaments:
         state, envs = self.load(tid)
         if self._privileged(viewer, state):
             return state, envs, True
-        shown = _public_prefix(state, envs)
-        return (state if len(shown) == len(envs) else T.fold(shown)), shown, False
+        return (*_public(state, envs), False)
 
     def _owner(self, tid: str) -> str | None:
         first = self.store.read(tid, 0, 1)
@@ -807,6 +804,14 @@ def _public_prefix(state: dict, envs: list[dict]) -> list[dict]:
         if e["type"] in (T.TABLE_RESULT, T.TABLE_RESULT_CORRECTED) and e["data"].get("round") in open_rounds:
             return envs[:i]
     return envs
+
+
+def _public(state: dict, envs: list[dict]) -> tuple[dict, list[dict]]:
+    """The tournament's state and log as anyone but its owner may see them: the log up to its public
+    horizon (:func:`_public_prefix`), and the state folded from that (the same state when nothing is
+    held back)."""
+    shown = _public_prefix(state, envs)
+    return (state, envs) if len(shown) == len(envs) else (T.fold(shown), shown)
 
 
 def _standing_rows(state: dict) -> list[dict]:
