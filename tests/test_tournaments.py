@@ -479,6 +479,21 @@ def _hook(client, key: dict, url: str, events: list[str]) -> dict:
     return r.get_json()
 
 
+def _duplicate_round(client, owner: dict, name: str) -> dict:
+    """A duplicate Dalmuti tournament of one round: two tables of four (players ``<name>0`` to
+    ``<name>7``), one hand each, dealt the same cards."""
+    return create_tournament(
+        client,
+        owner,
+        game="dalmuti",
+        options={"hands": 1},
+        players=[f"{name}{i}" for i in range(8)],
+        format="duplicate",
+        rounds=1,
+        table_size={"min": 4, "max": 4},
+    )
+
+
 def _told(receiver, path: str, event_id: str) -> list[dict]:
     return [json.loads(r["body"]) for r in receiver.at(path) if json.loads(r["body"])["id"] == event_id]
 
@@ -497,16 +512,7 @@ def test_game_finished_webhooks_keep_the_duplicate_embargo(worker, client, integ
         for name, key in (("owner", owner), ("outsider", outsider), ("reviewer", reviewer))
     ]
     try:
-        t = create_tournament(
-            client,
-            bearer(owner["key"]),
-            game="dalmuti",
-            options={"hands": 1},
-            players=[f"emb{i}" for i in range(8)],
-            format="duplicate",
-            rounds=1,
-            table_size={"min": 4, "max": 4},
-        )
+        t = _duplicate_round(client, bearer(owner["key"]), "emb")
         a, b = (tb["game_id"] for tb in t["round_detail"]["tables"])
         seats = {tb["game_id"]: tb["seats"] for tb in t["round_detail"]["tables"]}
         play_http(client, {"id": a, "seats": seats[a]}, random.Random(31))
@@ -559,16 +565,7 @@ def test_a_game_finished_fan_out_costs_the_same_whatever_the_keys(client, integr
     keys = [_key(client, integrator, "games", "tournaments")]
     hooks = [(_hook(client, keys[0], f"{receiver.url}/many", ["game.finished"]), keys[0])]
     try:
-        t = create_tournament(
-            client,
-            bearer(owner["key"]),
-            game="dalmuti",
-            options={"hands": 1},
-            players=[f"fan{i}" for i in range(8)],
-            format="duplicate",
-            rounds=1,
-            table_size={"min": 4, "max": 4},
-        )
+        t = _duplicate_round(client, bearer(owner["key"]), "fan")
         a = t["round_detail"]["tables"][0]
         play_http(client, {"id": a["game_id"], "seats": a["seats"]}, random.Random(51))
         tournaments = attach_tournaments(service)
@@ -831,16 +828,7 @@ def test_the_listing_does_not_tell_that_an_embargoed_table_finished(client, inte
     it is listed finished for everyone."""
     owner, outsider = _key(client, integrator, "games", "tournaments"), _key(client, integrator, "games")
     reviewer = _key(client, integrator, "games", "review")
-    t = create_tournament(
-        client,
-        bearer(owner["key"]),
-        game="dalmuti",
-        options={"hands": 1},
-        players=[f"lst{i}" for i in range(8)],
-        format="duplicate",
-        rounds=1,
-        table_size={"min": 4, "max": 4},
-    )
+    t = _duplicate_round(client, bearer(owner["key"]), "lst")
     a, b = (tb["game_id"] for tb in t["round_detail"]["tables"])
     seats = {tb["game_id"]: tb["seats"] for tb in t["round_detail"]["tables"]}
 
