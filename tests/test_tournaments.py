@@ -26,6 +26,7 @@ from service.web.app import create_app
 from .conftest import API_KEY, bearer
 from .helpers import play_http
 from .test_timers import kill_group, start_worker, wait_for
+from .test_trust import duplicate_tournament, play_until_deals_done, void_during_first_hand
 
 
 @pytest.fixture()
@@ -553,6 +554,39 @@ def test_game_finished_webhooks_keep_the_duplicate_embargo(worker, client, integ
     finally:
         for hook, key in zip(hooks, (owner, outsider, reviewer)):
             client.delete(f"/webhooks/{hook['id']}", headers=bearer(key["key"]))
+
+
+def test_game_finished_reaches_an_outsider_when_the_embargo_lifts_with_no_table_ending(
+    worker, client, integrator, service, receiver
+):
+    """Table B of a two-hand duplicate round is voided during the first hand: its end is held from an
+    outsider (a key of the games scope, nothing of its own in the tournament) while table A plays that
+    hand.  When A has played the hand out and goes on to the second, B's end is public, though no
+    table ended then: the outsider's webhook is told of B then, once, with the result it may now read
+    (it waited for A's game to end before)."""
+    owner, outsider = _key(client, integrator, "tournaments"), _key(client, integrator, "games", "tournaments")
+    reviewer = bearer(_key(client, integrator, "review")["key"])
+    hook = _hook(client, outsider, f"{receiver.url}/lifted", ["game.finished"])
+    try:
+        t = duplicate_tournament(client, bearer(owner["key"]))
+        a, b = t["round_detail"]["tables"]
+        void_during_first_hand(client, b, reviewer)
+        time.sleep(1.5)  # a delivery to the outsider, had there been one, was queued by now
+        assert _told(receiver, "/lifted", f"game.finished:{b['game_id']}") == []
+        play_until_deals_done(client, service, a, 1, random.Random(64))
+        assert not tables.outcome(service.tables.table(a["game_id"], fresh=True))  # A plays on
+        told = wait_for(lambda: _told(receiver, "/lifted", f"game.finished:{b['game_id']}"), 20)
+        assert told, "the outsider's webhook was not told of table B once the embargo lifted"
+        view = client.get(f"/games/{b['game_id']}", headers=bearer(outsider["key"])).get_json()
+        result = told[0]["data"]["result"]
+        assert view["finished"] and result == {k: v for k, v in view["result"].items() if k in result}
+        assert result.get("void") is True and result["scores"] == view["result"]["scores"], result
+        client.get("/games", query_string={"limit": 500}, headers=bearer(outsider["key"]))  # a read repairs nothing
+        time.sleep(1.0)
+        assert len(_told(receiver, "/lifted", f"game.finished:{b['game_id']}")) == 1
+        assert _told(receiver, "/lifted", f"game.finished:{a['game_id']}") == []  # A has not finished
+    finally:
+        client.delete(f"/webhooks/{hook['id']}", headers=bearer(outsider["key"]))
 
 
 def test_a_game_finished_fan_out_costs_the_same_whatever_the_keys(client, integrator, service, receiver):

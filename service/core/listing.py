@@ -141,19 +141,23 @@ return 1
     def _lifted(self, game_id: str) -> bool:
         """Whether a table listed as held by its round's embargo may now be listed finished (the
         embargo lifted when a peer played the deal out and went on, or two tables' ends raced), and
-        if so list it again: a read repairs what no append will."""
+        if so tell its end again, as public now: listed finished (a read repairs what no append
+        will), and ``game.finished`` to the keys that could not see it until now (no webhook is told
+        twice).  Marked in FINISHING first, so that the workers tell it should this process fail."""
         table = self.naipes.tables.table(game_id)
         if not self._end_public(game_id, table):
             return False
-        self.index(game_id, table)
+        self.naipes.redis.zadd(FINISHING, {game_id: _time.time()})
+        self.naipes.appender.tell_end(game_id, table)
         return True
 
     def relist_held_peers(self, game_id: str) -> None:
         """A deal of a duplicate round's table was played out: the round's tables listed as held by
         its embargo (they ended earlier) whose end is public now are listed again, as finished, in
         every filtered set (a read repairs only the rows it reads, and a listing filtered on
-        ``finished`` never reads a row listed active).  One read of the peers' summaries, and the
-        round's counts only when one of them is held."""
+        ``finished`` never reads a row listed active), and their ``game.finished`` reaches the keys
+        it could not reach before (no table's end tells it then).  One read of the peers'
+        summaries, and the round's counts only when one of them is held."""
         ctx = self.naipes.visibility.context(game_id)
         if not ctx.duplicate or not ctx.peers:
             return
