@@ -13,6 +13,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import jsonschema
 import pytest
 
 from domain import table as tables
@@ -25,6 +26,8 @@ from service.web.app import create_app
 
 from .conftest import API_KEY, bearer
 from .helpers import play_http
+from .test_contract import SPEC
+from .test_contract import _schema as contract_schema
 from .test_timers import kill_group, start_worker, wait_for
 from .test_trust import duplicate_tournament, play_until_deals_done, void_during_first_hand
 
@@ -323,11 +326,26 @@ class Receiver:
         self.server.server_close()
 
 
+def conforms_to_the_callback(request: dict) -> None:
+    """A delivery is what the contract's callback of POST /webhooks says a URL is sent: every header it
+    names, and a body of the shape its `type` names."""
+    callback = SPEC["paths"]["/webhooks"]["post"]["callbacks"]["event"]["{$request.body#/url}"]["post"]
+    missing = [p["name"] for p in callback["parameters"] if p["in"] == "header" and p["name"] not in request["headers"]]
+    assert not missing, f"a delivery without the headers {missing}"
+    schema = contract_schema(callback["requestBody"]["content"]["application/json"]["schema"])
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema).iter_errors(json.loads(request["body"]))
+    )
+    assert error is None, f"a delivery unlike the contract: {error.message} at {list(error.absolute_path)}"
+
+
 @pytest.fixture()
 def receiver():
     r = Receiver({"/flaky": 2})
     yield r
     r.close()
+    for request in r.requests:  # whatever a test looked at, every delivery it heard is as the contract says
+        conforms_to_the_callback(request)
 
 
 def test_webhooks_are_signed_and_retried_with_backoff(worker, client, integrator, receiver):

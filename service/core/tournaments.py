@@ -579,7 +579,7 @@ class Tournaments:
         data = {
             "game_id": game_id,
             "game": table["game"],
-            "result": tables.outcome(table),
+            "result": tables.ranked(table, tables.outcome(table)),  # as the game's view shows it
             "players": list(table["state"].get("players", [])),
         }
         if ref is not None:

@@ -7,8 +7,8 @@ from marshmallow import fields, validate
 
 from domain.table import BOT_KINDS
 from domain.tournament import EVENT_SCHEMAS, FORMATS, MAX_PLAYERS, MAX_ROUNDS
-from service.core.webhooks import EVENTS
-from service.web.schemas import GAME_TYPE, MAX_COUNT, ChainSchema, EventSchema
+from service.core.webhooks import EVENTS, RETRY_INTERVALS, SIGNATURE_HEADER, TIMEOUT_SECONDS
+from service.web.schemas import GAME_TYPE, MAX_COUNT, ChainSchema, EventSchema, OutcomeSchema
 
 NAME = validate.Length(min=1, max=64)
 
@@ -303,3 +303,163 @@ class DeliveriesSchema(ma.Schema):
     deliveries = fields.List(
         fields.Nested(DeliverySchema), required=True, metadata={"description": "Attempts, newest first"}
     )
+
+
+# What a webhook is sent: the body of each event type (the callback of POST /webhooks)
+
+
+class WebhookTablePlaceSchema(ma.Schema):
+    id = fields.String(required=True, metadata={"description": "The tournament's id"})
+    round = fields.Integer(required=True)
+    table = fields.Integer(required=True, metadata={"description": "The table's number in its round, from 0"})
+
+
+class WebhookGameFinishedDataSchema(ma.Schema):
+    game_id = fields.String(required=True)
+    game = fields.String(required=True, metadata={"description": "The game type"})
+    result = fields.Nested(OutcomeSchema, required=True, metadata={"description": "As GET /games/{game_id} shows it"})
+    players = fields.List(fields.String(), required=True, metadata={"description": "In seat order"})
+    tournament = fields.Nested(
+        WebhookTablePlaceSchema, metadata={"description": "Where the game was played, for a tournament's table only"}
+    )
+
+
+class WebhookPairedTableSchema(ma.Schema):
+    table = fields.Integer(required=True)
+    players = fields.List(fields.String(), required=True, metadata={"description": "In seat order"})
+    game_id = fields.String(required=True)
+
+
+class WebhookRoundPairedDataSchema(ma.Schema):
+    tournament = fields.String(required=True, metadata={"description": "The tournament's id"})
+    round = fields.Integer(required=True)
+    byes = fields.List(fields.String(), required=True, metadata={"description": "Players who sit the round out"})
+    tables = fields.List(fields.Nested(WebhookPairedTableSchema), required=True)
+
+
+class WebhookTournamentFinishedDataSchema(ma.Schema):
+    tournament = fields.String(required=True, metadata={"description": "The tournament's id"})
+    reason = fields.String(required=True, metadata={"description": "Why it ended, in words"})
+    standings = fields.List(fields.Nested(StandingSchema), required=True, metadata={"description": "Best first"})
+
+
+class WebhookResultCorrectedDataSchema(ma.Schema):
+    tournament = fields.String(required=True, metadata={"description": "The tournament's id"})
+    round = fields.Integer(required=True)
+    table = fields.Integer(required=True)
+    game_id = fields.String(required=True)
+    points = fields.List(fields.Float(), required=True, metadata={"description": "The table's points now, per seat"})
+    previous_points = fields.List(
+        fields.Float(), required=True, metadata={"description": "The points recorded before, per seat"}
+    )
+    standings = fields.List(
+        fields.Nested(StandingSchema), required=True, metadata={"description": "The standings after it, best first"}
+    )
+
+
+def _webhook_event(event_type: str, data: type[ma.Schema], what: str, event_id: str) -> type[ma.Schema]:
+    return ma.Schema.from_dict(
+        {
+            "id": fields.String(
+                required=True,
+                metadata={
+                    "description": f"The event's id, `{event_id}`: the same for every webhook told of it and "
+                    "in every attempt (a receiver keeps it to act once)"
+                },
+            ),
+            "type": fields.String(required=True, validate=validate.OneOf([event_type])),
+            "created_at": fields.String(
+                required=True, metadata={"description": "When the event was handed to the webhooks (ISO 8601, UTC)"}
+            ),
+            "data": fields.Nested(data, required=True, metadata={"description": what}),
+        },
+        name=data.__name__.replace("DataSchema", ""),
+    )
+
+
+WEBHOOK_EVENTS = {
+    "game.finished": _webhook_event(
+        "game.finished",
+        WebhookGameFinishedDataSchema,
+        "A game ended: told to the webhooks of the owner of the game's tournament and of keys of the `games` "
+        "scope, once the key may see the game at its end (a duplicate round's table: once its round's "
+        "embargo lifts, but at once to the tournament's owner and keys of full sight)",
+        "game.finished:<game_id>",
+    ),
+    "round.paired": _webhook_event(
+        "round.paired",
+        WebhookRoundPairedDataSchema,
+        "A round's tables are drawn and their games made: told to the tournament owner's webhooks",
+        "round.paired:<tournament>:<round>",
+    ),
+    "tournament.finished": _webhook_event(
+        "tournament.finished",
+        WebhookTournamentFinishedDataSchema,
+        "A tournament ended: told to its owner's webhooks",
+        "tournament.finished:<tournament>",
+    ),
+    "result.corrected": _webhook_event(
+        "result.corrected",
+        WebhookResultCorrectedDataSchema,
+        "A reviewer's ruling changed a recorded table's result: told to the tournament owner's webhooks",
+        "result.corrected:<tournament>:<version of the tournament's log>",
+    ),
+}
+
+
+def webhook_callbacks() -> dict:
+    """The POST /webhooks callback: the request each registered URL is sent, by event type."""
+    names = {kind: schema.__name__ for kind, schema in WEBHOOK_EVENTS.items()}
+    retries = ", ".join(str(s) for s in RETRY_INTERVALS)
+    headers = [
+        ("Naipes-Event", "The event's type, as `type` in the body"),
+        (
+            "Naipes-Delivery",
+            "This event's delivery to this webhook, the same in every attempt: a receiver drops repeats by it",
+        ),
+        (
+            SIGNATURE_HEADER,
+            "`t=<unix seconds>,v1=<hex>`: `v1` is the HMAC-SHA256, keyed by the webhook's secret (its UTF-8 "
+            "bytes; given once, when it was registered), of the text `<t>.<raw body>`. Check it over the bytes "
+            "received (before parsing), compare in constant time, and refuse a `t` more than a few minutes from "
+            "your clock",
+        ),
+    ]
+    return {
+        "event": {
+            "{$request.body#/url}": {
+                "post": {
+                    "summary": "What the webhook's URL is sent: one event, signed",
+                    "description": "Each event of the webhook's `events` is POSTed to its URL as JSON, one event a "
+                    f"request, its `type` naming its shape. An answer of 2xx within {TIMEOUT_SECONDS:g} s is a "
+                    f"delivery; anything else is tried again after {retries} s ({len(RETRY_INTERVALS) + 1} "
+                    "attempts in all), each attempt in GET /webhooks/{webhook_id}/deliveries. Events come at "
+                    "least once and in no set order: keep `id` (or `Naipes-Delivery`) to act once. A URL whose "
+                    "host resolves to an address that is not public is not called.",
+                    "operationId": "receiveWebhookEvent",
+                    "parameters": [
+                        {"name": name, "in": "header", "required": True, "schema": {"type": "string"}, "description": d}
+                        for name, d in headers
+                    ],
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "oneOf": [{"$ref": f"#/components/schemas/{n}"} for n in names.values()],
+                                    "discriminator": {
+                                        "propertyName": "type",
+                                        "mapping": {k: f"#/components/schemas/{n}" for k, n in names.items()},
+                                    },
+                                }
+                            }
+                        },
+                    },
+                    "responses": {
+                        "2XX": {"description": "Delivered"},
+                        "default": {"description": "Not delivered: the event is sent again later"},
+                    },
+                }
+            }
+        }
+    }

@@ -158,6 +158,9 @@ class WebhooksRoute(MethodView):
         security=INTEGRATOR,
         operationId="createWebhook",
         summary="Register a URL for signed event POSTs; returns the signing secret once",
+        description="The URL is sent each event of `events` as a signed POST: the callback `event` says "
+        "what it is sent and how to check the signature.",
+        callbacks=ts.webhook_callbacks(),
     )
     def post(self, body):
         record = tournaments().webhooks.register(current_caller(), body["url"], body["events"])
@@ -200,5 +203,8 @@ class DeliveriesRoute(MethodView):
 
 
 def install(api) -> None:
-    """Register the routes on ``api`` (the tournaments' hooks are wired by :mod:`service.bootstrap`)."""
+    """Register the routes on ``api`` (the tournaments' hooks are wired by :mod:`service.bootstrap`), and
+    the shapes of what webhooks are sent (the callback of POST /webhooks names them)."""
+    for schema in ts.WEBHOOK_EVENTS.values():
+        api.spec.components.schema(schema.__name__, schema=schema)
     api.register_blueprint(blp)
