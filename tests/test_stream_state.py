@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import threading
 
+import jsonschema
 import orjson
 import pytest
 import requests
@@ -19,7 +20,19 @@ import requests
 from .conftest import bearer
 from .helpers import tokens
 from .live import live_server  # noqa: F401 - fixture
+from .test_contract import _schema as contract_schema
 from .test_stream import new_game, sse
+
+_CONTRACT: dict[str, jsonschema.Draft202012Validator] = {}
+
+
+def conforms_to_the_contract(kind: str, data: dict) -> None:
+    """A stream message's data is what the contract names: a StreamState for ``state``, else an Event."""
+    name = "StreamState" if kind == "state" else "Event"
+    if name not in _CONTRACT:
+        _CONTRACT[name] = jsonschema.Draft202012Validator(contract_schema({"$ref": f"#/components/schemas/{name}"}))
+    error = jsonschema.exceptions.best_match(_CONTRACT[name].iter_errors(data))
+    assert error is None, f"a {kind} message unlike the {name} of the contract: {error.message} at {error.json_path}"
 
 
 def _messages(resp, limit: int, timeout: float = 30) -> list[tuple[str, dict]]:
@@ -98,6 +111,7 @@ def test_seats_play_a_whole_game_from_their_streams_with_one_request_per_move(li
     gid, toks = g["id"], tokens(g)
     posts: list[int] = []
     errors: list[str] = []
+    heard: list[tuple[str, dict]] = []  # every message's event and data
     lock = threading.Lock()
 
     def seat_loop(seat: int) -> None:
@@ -114,6 +128,8 @@ def test_seats_play_a_whole_game_from_their_streams_with_one_request_per_move(li
                 for kind, msg in sse(r, timeout=60):
                     if kind != "event":
                         continue
+                    with lock:
+                        heard.append((msg["event"], orjson.loads(msg["data"])))
                     if msg["event"] != "state":
                         with lock:
                             others.append(msg["event"])
@@ -155,6 +171,8 @@ def test_seats_play_a_whole_game_from_their_streams_with_one_request_per_move(li
         assert not idle_states, idle_states
     else:  # every batch brought each seat a state, its turn or not
         assert idle_states
+    for kind, data in heard:  # every message of every stream is as the contract describes it
+        conforms_to_the_contract(kind, data)
     if events == "none":
         assert not others, others[:5]
     else:  # each seat's stream carried the events between its states

@@ -26,6 +26,7 @@ from service.core.identity import token_hash
 from service.web.base import ANY, app_service, bearer, errors, language, language_headers
 from service.web.fanout import Fanout, Hub
 from service.web.ratelimit import Client, client
+from service.web.schemas import GameViewSchema, LegalMovesSchema
 
 log = logging.getLogger("naipes.live")
 access_log = logging.getLogger("naipes.access")
@@ -107,6 +108,24 @@ class StreamQuerySchema(ma.Schema):
             )
 
 
+class StreamStateSchema(ma.Schema):
+    """What a stream's ``state`` message carries in its ``data`` (the component StreamState)."""
+
+    version = fields.Integer(required=True, metadata={"description": "The version shown (the message's `id`)"})
+    view = fields.Nested(
+        GameViewSchema, required=True, metadata={"description": "The caller's view, as GET /games/{game_id} gives it"}
+    )
+    legal_moves = fields.Nested(
+        LegalMovesSchema,
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The caller's seat's moves, as GET /games/{game_id}/legal-moves gives them, when it must "
+            "act; else null"
+        },
+    )
+
+
 # One message of the stream, as SSE clients parse it (each field a string; data is the envelope's JSON)
 SSE_MESSAGE = {
     "type": "object",
@@ -116,7 +135,9 @@ SSE_MESSAGE = {
         "event": {"type": "string", "description": "The event's type, or `state`"},
         "data": {
             "type": "string",
-            "description": "The envelope, JSON on one line (for `state`: the version, the view and the legal moves)",
+            "description": "JSON on one line: for `event: state`, a StreamState (the version, the caller's view and "
+            "its legal moves); for any other `event`, the event's envelope, an Event as GET /games/{game_id}/events "
+            "gives it",
         },
     },
 }
@@ -618,6 +639,7 @@ def _move_result(resp: Response) -> str:
 
 def install(api, app) -> None:
     """Register the live routes and the metrics hooks on an application."""
+    api.spec.components.schema("StreamState", schema=StreamStateSchema)  # named by the stream's `data`
     api.register_blueprint(live)
     app.extensions["naipes_fanout"] = Fanout()  # the streams' readers, one per game followed here
     # the first hook: every answer is timed and counted, a refusal by an earlier hook (a 429) too
