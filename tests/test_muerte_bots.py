@@ -1,7 +1,8 @@
 """¡Muerte al rey! under the test battery (tests/battery.py): the game's hooks.
 
 1,000 matches over every even table size (6..16), both decks (where they fit),
-treason on and off, 1..3 games and every identity mode of section 3.3.
+treason on and off (asking only a receiver of its identity number, or both players of
+every exchange), 1..3 games and every identity mode of section 3.3.
 
 Beyond the battery's own checks (seed sections in brackets): the decks and the
 deal [2.1, 2.2]; cards are conserved per team (hands + lost = the team deck)
@@ -40,6 +41,7 @@ def setup(r: random.Random, index: int) -> tuple[int, dict]:
     opts = {
         "deck": deck,
         "treason": (index // 12) % 2 == 0,
+        "treason_prompt": M.TREASON_PROMPTS[(index // 7) % 2],
         "games": r.randint(1, 3),
         "identity_mode": M.IDENTITY_MODES[(index // 24) % len(M.IDENTITY_MODES)],
     }
@@ -120,9 +122,18 @@ def check_event(before: dict, ev: dict, after: dict, seen: Counter) -> None:
             assert len(after["hands"][s]) == len(before["hands"][s])
         if not before["options"]["treason"]:
             assert d["treason_chances"] == []
+        if before["options"]["treason"] and before["options"]["treason_prompt"] == "every":
+            # 3.1, option treason_prompt every: both players asked, whatever they received
+            assert d["treason_chances"] == [[d["with"], d["seat"]], [d["seat"], d["with"]]]
         for rec, _giver in d["treason_chances"]:
             got = ev["private"][str(rec)]["received"]
-            assert M.number(got) == M.number(before["identity"][rec])
+            found = M.number(got) == M.number(before["identity"][rec])
+            if before["options"]["treason_prompt"] == "every":
+                seen["asked, a treason" if found else "asked, no treason"] += 1
+            else:
+                assert found
+    elif t == "TreasonDenounced":  # 3.1: only a card of the denouncer's identity number is a treason
+        assert M.number(d["card"]) == M.number(before["identity"][d["seat"]])
     elif t == "Accused":
         assert M.team_of(before, d["seat"]) != M.team_of(before, d["target"])
         assert d["cards"] == before["hands"][d["target"]]
@@ -207,6 +218,8 @@ PROFILE = Profile(
                 "treason",
                 "TreasonDenounced",
                 "TreasonIgnored",
+                "asked, a treason",
+                "asked, no treason",
                 "IdentitySwapped",
                 "IdentityAssigned",
                 "IdentityAssignmentBegan",

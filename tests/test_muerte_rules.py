@@ -101,12 +101,13 @@ def test_module_face():
     assert (M.MIN_PLAYERS, M.MAX_PLAYERS) == (6, 16)
     props = M.OPTIONS["properties"]
     assert M.OPTIONS["type"] == "object" and M.OPTIONS["additionalProperties"] is False
-    assert set(props) == {"deck", "treason", "games", "identity_mode"}
+    assert set(props) == {"deck", "treason", "treason_prompt", "games", "identity_mode"}
     for spec in props.values():
         assert {"type", "default", "description"} <= set(spec)
     assert props["deck"]["enum"] == ["spanish40", "spanish48"] and props["deck"]["default"] == "spanish40"
     assert props["identity_mode"]["default"] == "random" and len(props["identity_mode"]["enum"]) == 6
     assert props["treason"]["default"] is False and props["games"]["default"] == 1
+    assert props["treason_prompt"]["enum"] == ["match", "every"] and props["treason_prompt"]["default"] == "match"
 
 
 def test_player_count_even_and_fits_the_deck():
@@ -493,6 +494,58 @@ def test_treason_one_of_two_denounces():
     st, _ = move(st, 2, type="ignore_treason")
     st, evs = move(st, 0, type="denounce")
     assert evs[-2]["data"]["winners"] == [0] and evs[-2]["data"]["points"] == [2, 0, -2, 0, 0, 0]
+
+
+def _exchange(treason_prompt: str, gave: str, back: str) -> tuple[dict, list[dict]]:
+    """Seat 0 (E1) offers ``gave`` to its teammate seat 2 (E2), who gives ``back``."""
+    hands = [list(h) for h in HANDS6]
+    hands[0], hands[2] = ["O2", "O4"], ["O1", "O5"]
+    st = dealt(hands, treason=True, treason_prompt=treason_prompt)
+    st, _ = move(st, 0, type="exchange", **{"with": 2}, card=gave)
+    return move(st, 2, type="give_back", card=back)
+
+
+def test_treason_prompt_every_asks_both_players_of_every_exchange():
+    """Seed 001, 3.1: a player who receives a card of their identity card's number "la mostrará a todo el
+    mundo", and "si el que recibe la carta no se da cuenta de la traición en el momento, no podrá
+    denunciarla más tarde": it is the receiver's secret until they denounce.  With treason_prompt every
+    both players of each exchange are asked, so what the table sees of an exchange (its public event,
+    who must act, a spectator's and a third seat's view) is the same whether a treason may be
+    denounced or not; only a receiver of its identity number is offered ``denounce``."""
+    plain_state, plain = _exchange("every", "O4", "O5")  # seat 2 (E2) gets O4, seat 0 (E1) gets O5: no treason
+    found_state, found = _exchange("every", "O2", "O5")  # seat 2 gets O2, its identity number: a treason
+    double_state, double = _exchange("every", "O2", "O1")  # each gets its identity number
+    for st, evs in ((plain_state, plain), (found_state, found), (double_state, double)):
+        assert evs[0]["data"]["treason_chances"] == [[2, 0], [0, 2]]
+        assert st["phase"] == "treason" and M.to_act(st) == [2, 0]
+        assert M.timeout_move(st, 2) == M.timeout_move(st, 0) == {"type": "ignore_treason"}
+    for who in ("spectator", 1, 4):  # nobody but the two players can tell the three exchanges apart
+        shown = [M.view(st, who) for st in (plain_state, found_state, double_state)]
+        assert shown[0] == shown[1] == shown[2], who
+    assert M.legal_moves(plain_state, 2) == M.legal_moves(plain_state, 0) == [{"type": "ignore_treason"}]
+    assert M.legal_moves(found_state, 2) == [{"type": "denounce"}, {"type": "ignore_treason"}]
+    assert M.legal_moves(found_state, 0) == [{"type": "ignore_treason"}]
+    assert M.legal_moves(double_state, 0) == [{"type": "denounce"}, {"type": "ignore_treason"}]
+    rejects(plain_state, {"type": "denounce", "seat": 2, "seed": 0}, "no-treason")
+    rejects(found_state, {"type": "denounce", "seat": 0, "seed": 0}, "no-treason")
+    # nothing found: both let it pass, and play goes on
+    st, _ = move(plain_state, 2, type="ignore_treason")
+    st, evs = move(st, 0, type="ignore_treason")
+    assert types(evs) == ["TreasonIgnored", "TurnBegan"] and st["phase"] == "turn" and M.to_act(st) == [1]
+    # a treason found: denounced, the game ends and only the discoverer wins, as with treason_prompt match
+    st, _ = move(found_state, 0, type="ignore_treason")
+    st, evs = move(st, 2, type="denounce")
+    assert evs[0]["data"] == {"seat": 2, "traitor": 0, "card": "O2"}
+    assert evs[1]["data"]["winners"] == [2] and evs[1]["data"]["points"] == [-2, 0, 2, 0, 0, 0]
+
+
+def test_treason_prompt_match_asks_only_a_receiver_of_its_identity_number():
+    """Seed 001, 3.1, read as the option's default (treason_prompt match): only a player who received a
+    card of their identity card's number is asked, so an exchange with no treason goes straight on."""
+    st, evs = _exchange("match", "O4", "O5")
+    assert evs[0]["data"]["treason_chances"] == [] and st["phase"] == "turn"
+    st, evs = _exchange("match", "O2", "O5")
+    assert evs[0]["data"]["treason_chances"] == [[2, 0]] and M.to_act(st) == [2]
 
 
 def test_identities_kept_after_treason():

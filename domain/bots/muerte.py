@@ -66,7 +66,10 @@ def determinize(view: dict, seat: int, rng: random.Random) -> dict:
             elif giver == seat:
                 card = view["transfers"][-1]["gave"]
             else:
-                card = _identity_card(view, hands, rec, seat, rng)
+                if view["options"].get("treason_prompt", "match") == "every":  # asked whatever it received
+                    card = hands[rec][rng.randrange(len(hands[rec]))]
+                else:
+                    card = _identity_card(view, hands, rec, seat, rng)
                 gave = _other_card(hands[rec], card, rng)
                 transfers[str(rec)] = [{"with": giver, "gave": gave, "received": card}]
             chances.append([rec, giver, card])

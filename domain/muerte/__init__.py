@@ -32,6 +32,7 @@ from domain.muerte.about import (
     OPTIONS,
     RULES_VERSION,
     TITLE,
+    TREASON_PROMPTS,
     WHOLE_SCORES,
 )
 
@@ -77,6 +78,7 @@ __all__ = [
     "WHOLE_SCORES",
     "TEAMS",
     "TITLE",
+    "TREASON_PROMPTS",
     "decide",
     "duties",
     "evolve",

@@ -37,6 +37,10 @@ MIN_PLAYERS = 6
 MAX_PLAYERS = 16
 
 
+# who is asked after an exchange under treason (option treason_prompt)
+TREASON_PROMPTS = ("match", "every")
+
+
 IDENTITY_MODES = ("random", "fixed", "winner_swaps", "fixed_teams", "team_chooses", "opponents_choose")
 
 
@@ -56,6 +60,15 @@ OPTIONS: dict[str, Any] = {
             "default": False,
             "description": "Treason (3.1): a player who receives in an exchange a card of their identity "
             "card's number may denounce the giver at once; the game then ends and only the discoverer wins.",
+        },
+        "treason_prompt": {
+            "type": "string",
+            "enum": list(TREASON_PROMPTS),
+            "default": "match",
+            "description": "With treason: who is asked, after an exchange, whether to denounce. match: only a "
+            "player who received a card of their identity card's number (so the table learns that such a card "
+            "changed hands, though not which); every: both players of every exchange, so that nobody learns "
+            "whether either may denounce (one more decision for each, at every exchange).",
         },
         "games": {
             "type": "integer",

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from domain.base import RuleViolation
 from domain.muerte.cards import KINGS
-from domain.muerte.state import _alive, _choosing, _members, _other, must_accuse, team_of, teammates, to_act
+from domain.muerte.state import (
+    _alive,
+    _choosing,
+    _members,
+    _other,
+    must_accuse,
+    team_of,
+    teammates,
+    to_act,
+    treason_found,
+)
 
 
 def legal_moves(state: dict, seat: int) -> list[dict]:
@@ -29,7 +39,8 @@ def legal_moves(state: dict, seat: int) -> list[dict]:
         kind = "give_back" if phase == "giveback" else "discard"
         return [{"type": kind, "card": c} for c in hand]
     if phase == "treason":
-        return [{"type": "denounce"}, {"type": "ignore_treason"}]
+        found = [{"type": "denounce"}] if treason_found(state, seat) else []
+        return found + [{"type": "ignore_treason"}]
     if phase == "swapping":
         return [{"type": "swap_identity", "with": s} for s in range(len(state["players"])) if s != seat]
     if phase == "assigning":

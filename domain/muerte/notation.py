@@ -528,7 +528,10 @@ _MUST_FIELDS = {
     ),
     "teammates": _seats("action turn only: the seat's active teammates, in turn order", most=_HALF - 1),
     "to": _seat("action give_back only: the seat that offered the exchange and gets the card back"),
-    "giver": _seat("action treason only: the seat that gave the card of the seat's identity number"),
+    "giver": _seat(
+        "action treason only: the seat that gave the card just received (of the seat's identity number, but with "
+        "treason_prompt every perhaps not: the legal moves offer denounce only when it is)"
+    ),
     "team": _team("action assign_identity only: the team whose identity cards the seat places"),
     "card": _card_item("action assign_identity only: the identity card the seat places now"),
 }
@@ -855,8 +858,9 @@ EVENT_SCHEMAS: dict[str, dict] = {
                 "type": "array",
                 "items": _PAIR,
                 "maxItems": 2,
-                "description": "option treason: the players who received a card of their identity number and may now "
-                "denounce its giver (phase treason follows); empty when none",
+                "description": "option treason: the players asked whether to denounce the giver of the card they "
+                "received, each with that giver (phase treason follows; empty when none): those who received a "
+                "card of their identity number, or, with treason_prompt every, both players whatever they received",
             },
         },
         _secret(

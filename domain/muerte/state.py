@@ -7,8 +7,8 @@ shares (teams, turns, duties, the seats to act, the outcome).
 from __future__ import annotations
 
 from domain.base import RuleViolation, check_player_count, int_field, settle_options, table_seat
-from domain.muerte.about import GAME_ID, IDENTITY_MODES, MAX_PLAYERS, MIN_PLAYERS, OPTIONS, TITLE
-from domain.muerte.cards import DECK_NUMBERS, TEAMS
+from domain.muerte.about import GAME_ID, IDENTITY_MODES, MAX_PLAYERS, MIN_PLAYERS, OPTIONS, TITLE, TREASON_PROMPTS
+from domain.muerte.cards import DECK_NUMBERS, TEAMS, number
 
 
 def initial_state(players: list[str], options: dict | None) -> dict:
@@ -22,6 +22,8 @@ def initial_state(players: list[str], options: dict | None) -> dict:
     if not isinstance(opts["games"], int) or isinstance(opts["games"], bool) or opts["games"] < 1:
         opts["games"] = 1
     opts["treason"] = bool(opts["treason"])
+    if opts["treason_prompt"] not in TREASON_PROMPTS:
+        opts["treason_prompt"] = "match"
     p = len(players)
     return {
         "game": GAME_ID,
@@ -43,7 +45,7 @@ def initial_state(players: list[str], options: dict | None) -> dict:
         "exchange": None,  # {"seat", "with"} while the teammate must give back
         "offer": None,  # the giver's card while pending (secret)
         "accusation": None,  # {"seat", "target"} while the accuser must discard
-        "treason": None,  # {"pending": [...], "chances": [[receiver, giver, card]], "denounced": [...]}
+        "treason": None,  # {"pending": [...], "chances": [[receiver, giver]], "denounced": [...]}
         "transfers": {},  # str(seat) -> [{"with", "gave", "received"}] this game (secret)
         "reveals": [],  # public list of accusations' reveals
         "swap": None,  # {"sequence": [...], "index": i} (winner_swaps)
@@ -159,3 +161,11 @@ def outcome(state: dict) -> dict | None:
     if state["phase"] != "finished":
         return None
     return state["outcome"]
+
+
+def treason_found(state: dict, seat: int) -> bool:
+    """Whether ``seat``, asked during phase ``treason``, just received a card of its identity card's
+    number (section 3.1), and so may denounce its giver: always so with ``treason_prompt`` ``match``
+    (only such a player is asked), and for either, both or neither of the two with ``every``."""
+    received = (state["transfers"].get(str(seat)) or [{}])[-1].get("received")
+    return received is not None and number(received) == number(state["identity"][seat])

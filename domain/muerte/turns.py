@@ -9,7 +9,7 @@ from domain.base import RuleViolation, event
 from domain.muerte.cards import KINGS, _card, number
 from domain.muerte.evolve import _Out
 from domain.muerte.scoring import _end_game
-from domain.muerte.state import _alive, _in_phase, _members, _target, must_accuse, team_of, teammates
+from domain.muerte.state import _alive, _in_phase, _members, _target, must_accuse, team_of, teammates, treason_found
 
 
 def _begin_next_turn(out: _Out, after_pos: int) -> None:
@@ -59,16 +59,18 @@ def _d_give_back(state: dict, command: dict) -> list[dict]:
     offered = state["offer"]
     chances = []
     if state["options"]["treason"]:
-        # Section 3.1: a card received with the number of one's identity card
-        if number(offered) == number(state["identity"][seat]):
-            chances.append([seat, giver, offered])
-        if number(card) == number(state["identity"][giver]):
-            chances.append([giver, seat, card])
+        if state["options"].get("treason_prompt", "match") == "every":  # both asked: nobody learns which may denounce
+            chances = [[seat, giver], [giver, seat]]
+        else:  # section 3.1: only a player who received a card of their identity card's number
+            if number(offered) == number(state["identity"][seat]):
+                chances.append([seat, giver])
+            if number(card) == number(state["identity"][giver]):
+                chances.append([giver, seat])
     out = _Out(state)
     out.emit(
         event(
             "CardsExchanged",
-            {"seat": giver, "with": seat, "treason_chances": [c[:2] for c in chances]},
+            {"seat": giver, "with": seat, "treason_chances": chances},
             {
                 giver: {"with": seat, "gave": offered, "received": card},
                 seat: {"with": giver, "gave": card, "received": offered},
@@ -88,6 +90,11 @@ def _d_treason(state: dict, command: dict) -> list[dict]:
             "not-your-turn",
             "only a player who has just received a card of their identity number may denounce, once",
             "turn",
+        )
+    if command["type"] == "denounce" and not treason_found(state, seat):
+        raise RuleViolation(
+            "no-treason",
+            "the card you just received is not of your identity card's number: there is no treason to denounce",
         )
     out = _Out(state)
     if command["type"] == "denounce":
