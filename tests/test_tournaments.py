@@ -662,7 +662,7 @@ def test_a_revoked_keys_webhooks_are_told_nothing(worker, client, integrator, re
         assert receiver.at("/revoked") == []
 
         # handed over while the key was live, attempted after its revocation: not sent, not retried
-        body = json.dumps({"id": "game.finished:g-late", "type": "game.finished", "data": {}})
+        body = _finished_body("g-late")
         entry = attach_tournaments(service).webhooks.deliver(hooks[1]["id"], "whd_revoked_test", "game.finished", body)
         assert not entry["ok"] and "revoked" in entry["error"] and entry["next_retry_seconds"] is None
         assert receiver.at("/revoked") == []
@@ -700,6 +700,15 @@ def test_webhooks_to_private_addresses_are_refused_by_default(redis_client, monk
     app.test_client().delete(f"/webhooks/{public.get_json()['id']}", headers={"Authorization": f"Bearer {API_KEY}"})
 
 
+def _finished_body(game_id: str) -> str:
+    """A game.finished delivery's body, as the contract shapes it."""
+    result = {"scores": [3, 1], "ranking": [0, 1], "ranks": [1, 2], "winners": [0]}
+    data = {"game_id": game_id, "game": "dalmuti", "result": result, "players": ["ana", "bea"]}
+    return json.dumps(
+        {"id": f"game.finished:{game_id}", "type": "game.finished", "created_at": "2026-11-28T12:00:00Z", "data": data}
+    )
+
+
 def test_a_host_name_resolving_to_a_private_address_is_not_called(redis_client, receiver):
     # registration cannot know where a name will resolve; each delivery resolves it and refuses, without retry
     assert wh.refused_destination("http://[::ffff:127.0.0.1]:80/x")  # an IPv4 loopback written as IPv6
@@ -713,7 +722,7 @@ def test_a_host_name_resolving_to_a_private_address_is_not_called(redis_client, 
         stored["id"],
         "whd_private_test",
         "game.finished",
-        json.dumps({"id": "game.finished:g-x", "type": "game.finished", "data": {}}),
+        _finished_body("g-x"),
     )
     assert not entry["ok"] and entry["error"].startswith("refused: localhost resolves to the non-public address")
     assert entry["next_retry_seconds"] is None and receiver.at("/inside") == []
@@ -721,7 +730,7 @@ def test_a_host_name_resolving_to_a_private_address_is_not_called(redis_client, 
         stored["id"],
         "whd_private_test2",
         "game.finished",
-        json.dumps({"id": "game.finished:g-y", "type": "game.finished", "data": {}}),
+        _finished_body("g-y"),
     )
     assert allowed["ok"] and len(receiver.at("/inside")) == 1  # the same URL, private addresses allowed
     redis_client.hdel(wh.HOOKS, stored["id"])
