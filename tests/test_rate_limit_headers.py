@@ -70,6 +70,39 @@ def test_remaining_falls_with_each_request_and_comes_back_after_the_window(servi
     assert parse(again.headers["RateLimit"])["credential"][0] == 3
 
 
+def test_a_page_of_events_counts_one_request_per_hundred_events_it_may_hold(service, monkeypatch):
+    """What one request may make the service read, label and send is bounded by the caller's budget,
+    whatever the page it asks for: GET /games/{id}/events counts as ceil(limit / 100) requests (the
+    default limit, 1,000, as ten), at most a window's whole quota, so that any page fits a window
+    nothing was spent in.  Another route's count is its own."""
+    c = _client(service, monkeypatch, "60 per 2 seconds", address_limits="90 per 2 seconds")
+    key = bearer(service.keys.create("paged", ["games"])["key"])
+    gid = create(c, key)["id"]
+    fresh_window(2, 2)
+
+    def remaining(path: str, headers: dict) -> tuple[int, dict[str, int]]:
+        r = c.get(path, headers=headers, environ_base=address)
+        return r.status_code, {name: left for name, (left, _) in parse(r.headers["RateLimit"]).items()}
+
+    address = _address()
+    assert remaining(f"/games/{gid}/events?limit=100", key) == (200, {"credential": 59})
+    assert remaining(f"/games/{gid}/events?limit=101", key) == (200, {"credential": 57})
+    assert remaining(f"/games/{gid}/events", key) == (200, {"credential": 47})
+    assert remaining(f"/games/{gid}/events?limit=1000&after=3", key) == (200, {"credential": 37})
+    assert remaining(f"/games/{gid}", key) == (200, {"credential": 59})
+    status, _ = remaining(f"/games/{gid}/events?limit=5000", key)  # 50 more: over the quota
+    assert status == 429
+    # a spectator is counted by its address too, in the same units
+    assert remaining(f"/games/{gid}/events?limit=300", {}) == (200, {"credential": 57, "address": 87})
+    # a page larger than the quota counts as the whole quota: it fits a window nothing was spent in
+    other = bearer(service.keys.create("paged-large", ["games"])["key"])
+    big = _client(service, monkeypatch, "20 per 2 seconds")
+    fresh_window(2, 2)
+    r = big.get(f"/games/{gid}/events?limit=5000", headers=other)
+    assert r.status_code == 200 and parse(r.headers["RateLimit"])["credential"][0] == 0
+    assert big.get(f"/games/{gid}/events?limit=1", headers=other).status_code == 429
+
+
 def test_requests_being_flushed_are_counted_until_redis_has_them(service):
     """A flush takes a window's pending requests and adds them to Redis: a request meanwhile still counts
     them (its remaining count, and the process's share of what is left), and the count stays exact."""

@@ -137,6 +137,24 @@ def _resolve() -> Client:
     return anonymous
 
 
+# A page of events costs its caller one request of its budgets per PAGE_UNIT events it may hold (its
+# ``limit``, asked before it is read): what one request may make the service read, label and send is
+# then bounded by the budget, whatever the page size (5,000 events are some 50 ms of a worker's CPU).
+PAGE_UNIT = 100
+PAGED_RULES = frozenset({"/games/<game_id:game_id>/events"})
+DEFAULT_PAGE = 1000  # GET /games/{id}/events' default limit
+
+
+def request_cost() -> int:
+    """How many requests of its budgets this request counts as: 1, or for a page of events
+    ceil(limit / PAGE_UNIT) (an unreadable ``limit`` is refused by the route: counted as the default)."""
+    if request.url_rule is None or request.url_rule.rule not in PAGED_RULES:
+        return 1
+    raw = request.args.get("limit", "")
+    limit = int(raw) if raw.isdigit() and len(raw) <= 6 else DEFAULT_PAGE
+    return max(1, math.ceil(min(limit, 5000) / PAGE_UNIT))
+
+
 def _exempt() -> bool:
     return request.path.startswith(EXEMPT_PREFIXES)
 
@@ -224,7 +242,8 @@ class Counts:
         self._lock = threading.Lock()
         self._flusher_pid: int | None = None
 
-    def hit(self, name: str, quota: int, window: int, kind: str, now: float | None = None) -> Window:
+    def hit(self, name: str, quota: int, window: int, kind: str, now: float | None = None, cost: int = 1) -> Window:
+        """Count a request of ``cost`` units (a large page of events costs several) in one window."""
         now = time.time() if now is None else now
         index = int(now // window)
         ends = (index + 1) * window
@@ -234,11 +253,11 @@ class Counts:
             count = self._counts.get(key)
             if count is None:
                 count = self._counts[key] = _Count(ends, window)
-            if count.pending + count.flushing + 1 <= (quota - count.known) // (2 * self.processes):
-                count.pending += 1
+            if count.pending + count.flushing + cost <= (quota - count.known) // (2 * self.processes):
+                count.pending += cost
                 self._ensure_flusher()
                 return Window(kind, quota, window, count.known + count.flushing + count.pending, reset)
-            amount, count.pending = count.pending + 1, 0
+            amount, count.pending = count.pending + cost, 0
         try:
             used = self._add({key: (amount, window)})[key]
         except redis.RedisError:  # a Redis hiccup must not turn into refused requests: count here meanwhile
@@ -401,19 +420,21 @@ class RateLimits:
         if _exempt():
             return
         g.naipes_rate = windows = []
-        windows.extend(self.count(client(), request.endpoint or "unrouted"))
+        windows.extend(self.count(client(), request.endpoint or "unrouted", request_cost()))
         refused = self.refusal(windows)
         if refused is not None:
             raise refused
 
-    def count(self, who: Client, route: str) -> list[Window]:
-        """Count a request of ``who`` to ``route`` (its endpoint's name) in each of its windows."""
+    def count(self, who: Client, route: str, cost: int = 1) -> list[Window]:
+        """Count a request of ``who`` to ``route`` (its endpoint's name) in each of its windows, as
+        ``cost`` requests (at most a window's whole quota, so that any request fits an unspent window)."""
         windows: list[Window] = []
         for quota, window in parsed(who.limits or self.per_client):
-            windows.append(self.counts.hit(f"{who.kind}:{who.name}:{route}", quota, window, "credential"))
+            name = f"{who.kind}:{who.name}:{route}"
+            windows.append(self.counts.hit(name, quota, window, "credential", cost=min(cost, quota)))
         if who.kind != "key":
             for quota, window in parsed(self.per_address):
-                windows.append(self.counts.hit(f"addr:{who.address}", quota, window, "address"))
+                windows.append(self.counts.hit(f"addr:{who.address}", quota, window, "address", cost=min(cost, quota)))
         return windows
 
     @staticmethod

@@ -588,7 +588,15 @@ class EventsQuerySchema(ma.Schema):
             "the credential is checked again when the wait ends"
         },
     )
-    limit = fields.Integer(load_default=1000, validate=validate.Range(min=1, max=5000))
+    limit = fields.Integer(
+        load_default=1000,
+        validate=validate.Range(min=1, max=5000),
+        metadata={
+            "description": "At most this many events. The page counts as ceil(limit / 100) requests of the caller's "
+            "rate-limit budgets (the default, 1000, as 10; never more than a window's whole quota): ask for what "
+            "you need"
+        },
+    )
 
 
 class EventsSchema(ma.Schema):

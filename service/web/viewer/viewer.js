@@ -31,8 +31,14 @@ function headers() {
   return t ? { Authorization: "Bearer " + t } : {};
 }
 
-async function api(path) {
-  const r = await fetch(path, { headers: headers() });
+async function api(path, tries = 4) {
+  let r = await fetch(path, { headers: headers() });
+  // over the rate limit (a long game's score log reads pages of events, each counted by its size): wait as told
+  while (r.status === 429 && --tries > 0) {
+    const wait = Math.min(10, Math.max(1, Number(r.headers.get("Retry-After")) || 1));
+    await new Promise((done) => setTimeout(done, wait * 1000));
+    r = await fetch(path, { headers: headers() });
+  }
   const body = await r.json().catch(() => null);
   if (!r.ok) {
     const detail = body && (body.detail || body.title) || r.statusText;
