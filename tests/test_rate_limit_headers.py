@@ -14,12 +14,14 @@ import yaml
 from click.testing import CliRunner
 
 from service.cli import main as cli
+from service.core.identity import Viewer
 from service.web.app import create_app
 from service.web.ratelimit import EXEMPT_PREFIXES, Counts, _process
 
 from .conftest import API_KEY, ROOT, bearer
 from .helpers import create, fresh_window, tokens
 from .live import LiveServer
+from .test_stream import sse
 
 FIELD = re.compile(r'"(?P<name>[a-z0-9-]+)";(?P<a>[qr])=(?P<x>\d+);(?P<b>[wt])=(?P<y>\d+)')
 
@@ -101,6 +103,34 @@ def test_a_page_of_events_counts_one_request_per_hundred_events_it_may_hold(serv
     r = big.get(f"/games/{gid}/events?limit=5000", headers=other)
     assert r.status_code == 200 and parse(r.headers["RateLimit"])["credential"][0] == 0
     assert big.get(f"/games/{gid}/events?limit=1", headers=other).status_code == 429
+
+
+def test_a_stream_catching_up_with_a_long_log_goes_at_the_pace_of_the_budget(service, monkeypatch):
+    """A stream opened at the start of a long log is counted as pages of its events would be: every
+    100 events it sends count as a request of its client on the stream route, and past the budget it
+    waits for the window to reset, then goes on, losing nothing.  Opening streams over a long log
+    again and again then costs the service no more than reading it in pages."""
+    rng = random.Random(7)
+    gid = service.games.create_game("dalmuti", ["ana", "bea", "carl", "dani", "eva"], {"hands": 2})["id"]
+    while (view := service.reads.state_view(gid, Viewer("integrator")))["to_act"]:
+        seat = rng.choice(view["to_act"])
+        service.moves.move(gid, seat, rng.choice(service.reads.legal_moves(gid, Viewer("seat", seat=seat))["moves"]))
+    assert view["finished"]
+    head = view["version"]
+    assert head > 400, head
+    monkeypatch.setenv("NAIPES_RATE_LIMIT_ADDRESS", "off")
+    app = create_app(service, rate_limit="3 per 2 seconds")
+    key = bearer(service.keys.create("streamer", ["games"])["key"])
+    with LiveServer(app) as server:
+        fresh_window(2, 2)
+        started = time.monotonic()
+        with requests.get(f"{server.url}/games/{gid}/stream?after=0", headers=key, stream=True, timeout=30) as r:
+            assert r.status_code == 200
+            versions = [int(m["id"]) for kind, m in sse(r, timeout=30) if kind == "event"]
+        took = time.monotonic() - started
+    assert versions == list(range(1, head + 1))  # the whole log, in order, once
+    # opened (1) and its first 500 events (5) spent the window's 3 requests: the rest waited for the next
+    assert took >= 1.0, f"{head} events sent in {took:.2f} s under a budget of 3 pages of 100 per 2 s"
 
 
 def test_requests_being_flushed_are_counted_until_redis_has_them(service):

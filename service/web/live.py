@@ -25,7 +25,7 @@ from service.core.errors import ProblemError, not_found
 from service.core.identity import token_hash
 from service.web.base import ANY, app_service, bearer, errors, language, language_headers
 from service.web.fanout import Fanout, Hub
-from service.web.ratelimit import Client, client
+from service.web.ratelimit import PAGE_UNIT, Client, client, pacer
 from service.web.schemas import GameViewSchema, LegalMovesSchema
 
 log = logging.getLogger("naipes.live")
@@ -259,7 +259,10 @@ class Stream(MethodView):
             "after the last event of a finished game, or with a comment saying why (`: credential revoked`, "
             "`: credential no longer valid`) when its key is revoked, its seat token replaced or its seat "
             "left. A client "
-            "may follow a bounded number of streams at once (429 beyond it), the server too (503)."
+            "may follow a bounded number of streams at once (429 beyond it), the server too (503). Every 100 events a "
+            "stream sends count as a request of its caller's rate-limit budgets on this route, as a page of events "
+            "does (GET /games/{game_id}/events): past them, the stream waits for the window to reset before it sends "
+            "more, losing nothing."
         ),
         responses={
             "200": {
@@ -306,6 +309,7 @@ class Stream(MethodView):
                 resumed,
                 query["events"],
                 gone=_client_gone(request.environ),
+                pace=pacer(),
             ),
             mimetype="text/event-stream",
         )
@@ -415,6 +419,7 @@ def _sse(
     resumed: bool = True,
     events: str = "all",
     gone=lambda: False,
+    pace=lambda _units: 0.0,
 ):
     """The stream's body; releases its slot when the client goes, the game ends or the credential ends.
 
@@ -426,7 +431,9 @@ def _sse(
     with the events after its position, whatever state it shows.  The credential is checked again
     before every batch is sent, when the game's feed says its seat tokens changed, and while the game is
     quiet at least every QUIET_SECONDS (an integrator key's stream, or any on a Redis Cluster: every
-    RECHECK_SECONDS / 2), and so is whether the client is still there (``gone``)."""
+    RECHECK_SECONDS / 2), and so is whether the client is still there (``gone``).  Every PAGE_UNIT events
+    sent count as a request of the client's budgets on the stream route (``pace``, as a page of events is
+    counted): past the budget the stream waits for its window to reset before it sends more."""
     hub = None
     try:
         yield f": naipes event stream of game {game_id}\nretry: 2000\n\n"
@@ -442,6 +449,7 @@ def _sse(
                 return  # a finished game shown whole: nothing follows
         quiet = time.monotonic()
         probed = looked = float("-inf")
+        unpaid = 0  # events sent not yet counted (less than PAGE_UNIT)
         fed = svc.store.feed is not None and viewer.kind != "integrator"
         nap = QUIET_SECONDS if fed else RECHECK_SECONDS / 2
         while True:
@@ -463,10 +471,13 @@ def _sse(
             held = seen.horizon is not None and not seen.full and not seen.own_seat
             until = min(head.version, seen.horizon) if held else head.version
             if position < until:
+                units = 0  # of PAGE_UNIT events sent, to be counted
                 if events == "none":  # the states alone: the batch is passed over
                     position, text = until, ""
                 else:
+                    before = position
                     position, text = hub.events(head, seen, lang, position, until)
+                    units, unpaid = divmod(unpaid + position - before, PAGE_UNIT)
                 # a state after the batch, unless newer events are on their way (and a state after them)
                 # (a caller held at an embargo's horizon is not told the game is over: it sees no end yet)
                 wanted = views == "every" or (views == "turn" and not held and _acting(viewer, head.table))
@@ -477,6 +488,8 @@ def _sse(
                 if text:
                     yield text
                     quiet = time.monotonic()
+                if units and (wait := pace(units)):
+                    time.sleep(wait)  # over the budget: the rest when its window resets
                 if position < until:
                     continue  # catching up
             # the end of a finished game's log; a caller held back by an embargo waits for it to lift

@@ -46,6 +46,7 @@ import os
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -153,6 +154,23 @@ def request_cost() -> int:
     raw = request.args.get("limit", "")
     limit = int(raw) if raw.isdigit() and len(raw) <= 6 else DEFAULT_PAGE
     return max(1, math.ceil(min(limit, 5000) / PAGE_UNIT))
+
+
+def pacer() -> Callable[[int], float]:
+    """For a stream, made in its request: a function that counts ``units`` (one per PAGE_UNIT events
+    it sent) against the request's client on the stream route's budgets, as a page of events is
+    counted, and returns the seconds to wait before sending more (0: go on).  So a stream that
+    catches up with a long log sends it at the pace the budget allows, as pages would be."""
+    limiter = current_app.extensions.get("naipes_rate_limiter")
+    if limiter is None or _exempt():
+        return lambda _units: 0.0
+    who, route = client(), request.endpoint or "unrouted"
+
+    def charge(units: int) -> float:
+        over = [w.reset for w in limiter.count(who, route, units) if w.exceeded]
+        return float(max(1, *over)) if over else 0.0
+
+    return charge
 
 
 def _exempt() -> bool:
