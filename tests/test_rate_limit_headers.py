@@ -133,6 +133,30 @@ def test_a_stream_catching_up_with_a_long_log_goes_at_the_pace_of_the_budget(ser
     assert took >= 1.0, f"{head} events sent in {took:.2f} s under a budget of 3 pages of 100 per 2 s"
 
 
+def test_an_export_counts_as_the_pages_of_its_log(service, monkeypatch):
+    """An export sends the whole log: it counts as ceil(version / 100) requests of the key's budget on
+    the export route (at most a window's quota), and is refused past it before anything is read."""
+    rng = random.Random(8)
+    c = _client(service, monkeypatch, "30 per 2 seconds")
+    key = bearer(service.keys.create("exporter", ["games", "review"])["key"])
+    gid = create(c, key)["id"]
+    while (view := service.reads.state_view(gid, Viewer("integrator")))["version"] < 250:
+        seat = rng.choice(view["to_act"])
+        service.moves.move(gid, seat, rng.choice(service.reads.legal_moves(gid, Viewer("seat", seat=seat))["moves"]))
+    version = service.tables.table(gid, fresh=True)["version"]
+    cost = -(-version // 100)
+    fresh_window(2, 2)
+    r = c.get(f"/games/{gid}/export", headers=key)
+    assert r.status_code == 200 and len(r.data.splitlines()) == version + 1
+    assert parse(r.headers["RateLimit"])["credential"][0] == 30 - cost
+    while (left := parse(r.headers["RateLimit"])["credential"][0]) >= cost:
+        r = c.get(f"/games/{gid}/export", headers=key)
+        assert r.status_code == 200
+    refused = c.get(f"/games/{gid}/export", headers=key)
+    assert refused.status_code == 429 and refused.mimetype == "application/problem+json", left
+    assert int(refused.headers["Retry-After"]) >= 1
+
+
 def test_requests_being_flushed_are_counted_until_redis_has_them(service):
     """A flush takes a window's pending requests and adds them to Redis: a request meanwhile still counts
     them (its remaining count, and the process's share of what is left), and the count stays exact."""

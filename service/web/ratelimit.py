@@ -142,7 +142,7 @@ def _resolve() -> Client:
 # ``limit``, asked before it is read): what one request may make the service read, label and send is
 # then bounded by the budget, whatever the page size (5,000 events are some 50 ms of a worker's CPU).
 PAGE_UNIT = 100
-PAGED_RULES = frozenset({"/games/<game_id:game_id>/events"})
+PAGED_RULES = frozenset({"/games/<game_id:game_id>/events", "/tournaments/<tournament_id:tournament_id>/events"})
 DEFAULT_PAGE = 1000  # GET /games/{id}/events' default limit
 
 
@@ -154,6 +154,20 @@ def request_cost() -> int:
     raw = request.args.get("limit", "")
     limit = int(raw) if raw.isdigit() and len(raw) <= 6 else DEFAULT_PAGE
     return max(1, math.ceil(min(limit, 5000) / PAGE_UNIT))
+
+
+def charge(units: int) -> None:
+    """Count ``units`` more requests of this request's client on its route, for an answer larger than
+    its request told (an export: every PAGE_UNIT events of the log), and refuse it (429) past a budget.
+    The request's RateLimit fields then tell the count after it."""
+    limiter = current_app.extensions.get("naipes_rate_limiter")
+    if limiter is None or _exempt() or units <= 0:
+        return
+    windows = limiter.count(client(), request.endpoint or "unrouted", units)
+    g.naipes_rate = windows
+    refused = limiter.refusal(windows)
+    if refused is not None:
+        raise refused
 
 
 def pacer() -> Callable[[int], float]:

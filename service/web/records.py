@@ -4,6 +4,7 @@ reviewers' freezes, notes and adjudications."""
 from __future__ import annotations
 
 import logging
+import math
 
 from flask import Response, request
 from flask.views import MethodView
@@ -26,6 +27,7 @@ from service.web.base import (
     language,
 )
 from service.web.live import wait_for_events
+from service.web.ratelimit import PAGE_UNIT, charge
 
 log = logging.getLogger("naipes.http")
 
@@ -98,13 +100,17 @@ class Export(MethodView):
         "this service's Ed25519 signature over the game id, version and head hash (and `seal_key`, the key it "
         "says it is: check against GET /seal-key, not against the file). A chain of hashes proves a log "
         "unchanged since it was written, not who wrote it; the seal says this service wrote it. An import here "
-        "says whether the seal held (`provenance.sealed`); `naipes verify --key <public key>` checks it anywhere.",
+        "says whether the seal held (`provenance.sealed`); `naipes verify --key <public key>` checks it anywhere. "
+        "An export counts as ceil(version / 100) requests of the key's rate-limit budget on this route (as pages of "
+        "GET /games/{game_id}/events would; never more than a window's whole quota).",
         responses={"200": {"description": "The log", "content": {NDJSON: {"schema": {"type": "string"}}}}},
     )
     def get(self, game_id):
         viewer = current_caller()
         service = app_service()
         service.visibility.require_full_sight(game_id, viewer)
+        version, _ = service.store.head(game_id)
+        charge(math.ceil(version / PAGE_UNIT) - 1)  # the whole log: counted as its pages would be
         log.info("export of game %s by %s", game_id, viewer.key_id)
         return Response(
             service.records.export_lines(game_id),

@@ -237,7 +237,14 @@ class WithdrawnSchema(ma.Schema):
 
 class TournamentEventsQuerySchema(ma.Schema):
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_COUNT))
-    limit = fields.Integer(load_default=1000, validate=validate.Range(min=1, max=5000))
+    limit = fields.Integer(
+        load_default=1000,
+        validate=validate.Range(min=1, max=5000),
+        metadata={
+            "description": "At most this many events. The page counts as ceil(limit / 100) requests of the caller's "
+            "rate-limit budgets (the default, 1000, as 10; never more than a window's whole quota)"
+        },
+    )
 
 
 class TournamentEventsSchema(ma.Schema):
