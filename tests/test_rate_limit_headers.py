@@ -76,7 +76,7 @@ def test_a_page_of_events_counts_one_request_per_hundred_events_it_may_hold(serv
     """What one request may make the service read, label and send is bounded by the caller's budget,
     whatever the page it asks for: GET /games/{id}/events counts as ceil(limit / 100) requests (the
     default limit, 1,000, as ten), at most a window's whole quota, so that any page fits a window
-    nothing was spent in.  Another route's count is its own."""
+    nothing was spent in; a page of the games' listing the same way.  Another route's count is its own."""
     c = _client(service, monkeypatch, "60 per 2 seconds", address_limits="90 per 2 seconds")
     key = bearer(service.keys.create("paged", ["games"])["key"])
     gid = create(c, key)["id"]
@@ -92,6 +92,8 @@ def test_a_page_of_events_counts_one_request_per_hundred_events_it_may_hold(serv
     assert remaining(f"/games/{gid}/events", key) == (200, {"credential": 47})
     assert remaining(f"/games/{gid}/events?limit=1000&after=3", key) == (200, {"credential": 37})
     assert remaining(f"/games/{gid}", key) == (200, {"credential": 59})
+    assert remaining("/games?limit=500", key) == (200, {"credential": 55})  # a listing's page: the same units
+    assert remaining("/games", key) == (200, {"credential": 54})
     status, _ = remaining(f"/games/{gid}/events?limit=5000", key)  # 50 more: over the quota
     assert status == 429
     # a spectator is counted by its address too, in the same units

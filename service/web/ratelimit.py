@@ -138,22 +138,29 @@ def _resolve() -> Client:
     return anonymous
 
 
-# A page of events costs its caller one request of its budgets per PAGE_UNIT events it may hold (its
-# ``limit``, asked before it is read): what one request may make the service read, label and send is
-# then bounded by the budget, whatever the page size (5,000 events are some 50 ms of a worker's CPU).
+# A page costs its caller one request of its budgets per PAGE_UNIT items it may hold (its ``limit``,
+# asked before it is read): what one request may make the service read, label and send is then bounded
+# by the budget, whatever the page size (5,000 events, or 500 games listed, are some 15 to 50 ms of a
+# worker's CPU).  The paged routes, with the ``limit`` each takes when none is given and its largest.
 PAGE_UNIT = 100
-PAGED_RULES = frozenset({"/games/<game_id:game_id>/events", "/tournaments/<tournament_id:tournament_id>/events"})
-DEFAULT_PAGE = 1000  # GET /games/{id}/events' default limit
+PAGED_RULES = {
+    "/games/<game_id:game_id>/events": (1000, 5000),
+    "/tournaments/<tournament_id:tournament_id>/events": (1000, 5000),
+    "/games": (50, 500),
+    "/tournaments": (50, 500),
+}
 
 
 def request_cost() -> int:
-    """How many requests of its budgets this request counts as: 1, or for a page of events
-    ceil(limit / PAGE_UNIT) (an unreadable ``limit`` is refused by the route: counted as the default)."""
-    if request.url_rule is None or request.url_rule.rule not in PAGED_RULES:
+    """How many requests of its budgets this request counts as: 1, or for a page ceil(limit / PAGE_UNIT)
+    (an unreadable ``limit`` is refused by the route: counted as the default)."""
+    paged = PAGED_RULES.get(request.url_rule.rule) if request.url_rule is not None else None
+    if paged is None or request.method != "GET":
         return 1
+    default, most = paged
     raw = request.args.get("limit", "")
-    limit = int(raw) if raw.isdigit() and len(raw) <= 6 else DEFAULT_PAGE
-    return max(1, math.ceil(min(limit, 5000) / PAGE_UNIT))
+    limit = int(raw) if raw.isdigit() and len(raw) <= 6 else default
+    return max(1, math.ceil(min(limit, most) / PAGE_UNIT))
 
 
 def charge(units: int) -> None:

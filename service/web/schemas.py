@@ -268,7 +268,14 @@ CURSOR = validate.Length(min=1, max=200)
 class GameListQuerySchema(ma.Schema):
     game = fields.String(validate=GAME_TYPE, metadata={"description": "Only games of this type"})
     status = fields.String(validate=validate.OneOf(["open", "active", "finished"]))
-    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
+    limit = fields.Integer(
+        load_default=50,
+        validate=validate.Range(min=1, max=500),
+        metadata={
+            "description": "At most this many. The page counts as ceil(limit / 100) requests of the caller's "
+            "rate-limit budgets"
+        },
+    )
     cursor = fields.String(
         validate=CURSOR,
         metadata={

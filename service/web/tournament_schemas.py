@@ -155,7 +155,14 @@ class CreatedTournamentSchema(TournamentSchema):
 
 class TournamentListQuerySchema(ma.Schema):
     status = fields.String(validate=validate.OneOf(["created", "running", "finished"]))
-    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
+    limit = fields.Integer(
+        load_default=50,
+        validate=validate.Range(min=1, max=500),
+        metadata={
+            "description": "At most this many. The page counts as ceil(limit / 100) requests of the caller's "
+            "rate-limit budgets"
+        },
+    )
     cursor = fields.String(
         validate=validate.Length(min=1, max=200),
         metadata={"description": "Where the page starts: the next_cursor of the previous page (opaque)"},
