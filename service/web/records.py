@@ -75,11 +75,17 @@ class Audit(MethodView):
     @blp.response(200, s.AuditSchema)
     @errors(401, 403, 404, 503)
     @blp.doc(
-        security=INTEGRATOR, operationId="getAudit", summary="Every event whole, and whether the hash chain verifies"
+        security=INTEGRATOR,
+        operationId="getAudit",
+        summary="Every event whole, and whether the hash chain verifies",
+        description="The whole log: it counts as ceil(version / 100) requests of the key's rate-limit budget on "
+        "this route (as pages of GET /games/{game_id}/events would; never more than a window's whole quota).",
     )
     def get(self, game_id):
         service = app_service()
         service.visibility.require_full_sight(game_id, current_caller())
+        version, _ = service.store.head(game_id)
+        charge(math.ceil(version / PAGE_UNIT) - 1)  # the whole log: counted as its pages would be
         with service.records.audit_slot():  # read, checked and written out in one of the process's slots
             return json_response(service.records.audit(game_id))
 
