@@ -163,6 +163,28 @@ def test_an_export_counts_as_the_pages_of_its_log(service, monkeypatch):
     assert r.status_code == 200 and parse(r.headers["RateLimit"])["credential"][0] == 30 - cost
 
 
+def test_a_tournament_counts_as_the_games_its_first_round_makes(service, monkeypatch):
+    """Creating a tournament makes its first round's games in the request: it counts as one request per
+    table of that round, and is refused past the budget before any game is made."""
+    c = _client(service, monkeypatch, "10 per 4 seconds")
+    key = bearer(service.keys.create("organiser", ["tournaments"])["key"])
+
+    def body(players: int) -> dict:
+        names = [f"rl{players}-{i}" for i in range(players)]
+        return {"game": "dalmuti", "players": names, "format": "swiss", "rounds": 1, "table_size": {"min": 4}}
+
+    def made() -> int:
+        return c.get("/tournaments", headers=bearer(API_KEY)).get_json()["total"]
+
+    fresh_window(4, 4)
+    before = made()
+    r = c.post("/tournaments", json=body(16), headers=key)  # four tables
+    assert r.status_code == 201 and parse(r.headers["RateLimit"])["credential"][0] == 6
+    refused = c.post("/tournaments", json=body(28), headers=key)  # seven tables: over the budget
+    assert refused.status_code == 429 and refused.mimetype == "application/problem+json"
+    assert made() == before + 1, "a refused tournament was made"
+
+
 def test_requests_being_flushed_are_counted_until_redis_has_them(service):
     """A flush takes a window's pending requests and adds them to Redis: a request meanwhile still counts
     them (its remaining count, and the process's share of what is left), and the count stays exact."""

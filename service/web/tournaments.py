@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from flask import Response
 from flask.views import MethodView
 from flask_smorest import Blueprint
@@ -21,6 +23,7 @@ from service.web.base import (
     integrator_key,
     json_response,
 )
+from service.web.ratelimit import charge
 
 blp = Blueprint("tournaments", __name__, description="Tournaments over many tables, and webhooks")
 
@@ -66,8 +69,13 @@ class TournamentsRoute(MethodView):
         security=INTEGRATOR,
         operationId="createTournament",
         summary="Create a tournament; pairs round 1 and returns its games with the seat tokens",
+        description="Round 1's games are made in this request: it counts as one request of the key's rate-limit "
+        "budget on this route for each table of round 1 it may seat (players / table_size.max, rounded up; never "
+        "more than a window's whole quota).",
     )
     def post(self, body):
+        size = body["table_size"]
+        charge(math.ceil(len(body["players"]) / (size.get("max") or size["min"])) - 1)  # a game made per table
         created = tournaments().create(current_caller(), body)
         return json_response(created, 201, {"Location": f"/tournaments/{created['id']}"})
 
