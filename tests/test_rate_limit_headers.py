@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from service.cli import main as cli
 from service.core.identity import Viewer
 from service.web.app import create_app
-from service.web.ratelimit import EXEMPT_PREFIXES, Counts, _process
+from service.web.ratelimit import EXEMPT_PREFIXES, PAGED_RULES, Counts, _process
 
 from .conftest import API_KEY, ROOT, bearer
 from .helpers import create, fresh_window, tokens
@@ -106,6 +106,17 @@ def test_a_page_of_events_counts_one_request_per_hundred_events_it_may_hold(serv
     r = big.get(f"/games/{gid}/events?limit=5000", headers=other)
     assert r.status_code == 200 and parse(r.headers["RateLimit"])["credential"][0] == 0
     assert big.get(f"/games/{gid}/events?limit=1", headers=other).status_code == 429
+
+
+def test_the_paged_routes_count_the_limits_the_contract_gives_them():
+    """Each route whose page is counted by its size (PAGED_RULES) takes, in the contract, the default and
+    largest ``limit`` the count assumes, and says what its page costs."""
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    for rule, (default, most) in PAGED_RULES.items():
+        path = re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule)
+        [limit] = [p for p in spec["paths"][path]["get"]["parameters"] if p["name"] == "limit"]
+        assert (limit["schema"]["default"], limit["schema"]["maximum"]) == (default, most), path
+        assert "ceil(limit / 100) requests" in limit["description"], path
 
 
 def test_a_stream_catching_up_with_a_long_log_goes_at_the_pace_of_the_budget(service, monkeypatch):

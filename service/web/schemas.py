@@ -265,17 +265,24 @@ class CreatedGameSchema(ma.Schema):
 CURSOR = validate.Length(min=1, max=200)
 
 
+def page_limit(default: int, most: int, items: str) -> fields.Integer:
+    """The ``limit`` of a paged route, with what a page costs in the caller's rate-limit budgets
+    (service.web.ratelimit.PAGED_RULES counts it)."""
+    return fields.Integer(
+        load_default=default,
+        validate=validate.Range(min=1, max=most),
+        metadata={
+            "description": f"At most this many {items}. The page counts as ceil(limit / 100) requests of the "
+            f"caller's rate-limit budgets (the default, {default}, as {-(-default // 100)}; never more than a "
+            "window's whole quota): ask for what you need"
+        },
+    )
+
+
 class GameListQuerySchema(ma.Schema):
     game = fields.String(validate=GAME_TYPE, metadata={"description": "Only games of this type"})
     status = fields.String(validate=validate.OneOf(["open", "active", "finished"]))
-    limit = fields.Integer(
-        load_default=50,
-        validate=validate.Range(min=1, max=500),
-        metadata={
-            "description": "At most this many. The page counts as ceil(limit / 100) requests of the caller's "
-            "rate-limit budgets"
-        },
-    )
+    limit = page_limit(50, 500, "games")
     cursor = fields.String(
         validate=CURSOR,
         metadata={
@@ -595,15 +602,7 @@ class EventsQuerySchema(ma.Schema):
             "the credential is checked again when the wait ends"
         },
     )
-    limit = fields.Integer(
-        load_default=1000,
-        validate=validate.Range(min=1, max=5000),
-        metadata={
-            "description": "At most this many events. The page counts as ceil(limit / 100) requests of the caller's "
-            "rate-limit budgets (the default, 1000, as 10; never more than a window's whole quota): ask for what "
-            "you need"
-        },
-    )
+    limit = page_limit(1000, 5000, "events")
 
 
 class EventsSchema(ma.Schema):

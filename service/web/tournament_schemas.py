@@ -8,7 +8,7 @@ from marshmallow import fields, validate
 from domain.table import BOT_KINDS
 from domain.tournament import EVENT_SCHEMAS, FORMATS, MAX_PLAYERS, MAX_ROUNDS
 from service.core.webhooks import EVENTS, RETRY_INTERVALS, SIGNATURE_HEADER, TIMEOUT_SECONDS
-from service.web.schemas import GAME_TYPE, MAX_COUNT, ChainSchema, EventSchema, OutcomeSchema
+from service.web.schemas import GAME_TYPE, MAX_COUNT, ChainSchema, EventSchema, OutcomeSchema, page_limit
 
 NAME = validate.Length(min=1, max=64)
 
@@ -155,14 +155,7 @@ class CreatedTournamentSchema(TournamentSchema):
 
 class TournamentListQuerySchema(ma.Schema):
     status = fields.String(validate=validate.OneOf(["created", "running", "finished"]))
-    limit = fields.Integer(
-        load_default=50,
-        validate=validate.Range(min=1, max=500),
-        metadata={
-            "description": "At most this many. The page counts as ceil(limit / 100) requests of the caller's "
-            "rate-limit budgets"
-        },
-    )
+    limit = page_limit(50, 500, "tournaments")
     cursor = fields.String(
         validate=validate.Length(min=1, max=200),
         metadata={"description": "Where the page starts: the next_cursor of the previous page (opaque)"},
@@ -244,14 +237,7 @@ class WithdrawnSchema(ma.Schema):
 
 class TournamentEventsQuerySchema(ma.Schema):
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_COUNT))
-    limit = fields.Integer(
-        load_default=1000,
-        validate=validate.Range(min=1, max=5000),
-        metadata={
-            "description": "At most this many events. The page counts as ceil(limit / 100) requests of the caller's "
-            "rate-limit budgets (the default, 1000, as 10; never more than a window's whole quota)"
-        },
-    )
+    limit = page_limit(1000, 5000, "events")
 
 
 class TournamentEventsSchema(ma.Schema):
