@@ -172,6 +172,11 @@ def test_an_export_counts_as_the_pages_of_its_log(service, monkeypatch):
     assert int(refused.headers["Retry-After"]) >= 1
     r = c.get(f"/games/{gid}/audit", headers=key)  # the audit, the whole log too: its own route's count
     assert r.status_code == 200 and parse(r.headers["RateLimit"])["credential"][0] == 30 - cost
+    # a log of more pages than the quota: the whole quota, which a window nothing else was spent in holds
+    small = _client(service, monkeypatch, "2 per 4 seconds")
+    fresh_window(4, 4)
+    r = small.get(f"/games/{gid}/export", headers=key)
+    assert r.status_code == 200 and parse(r.headers["RateLimit"])["credential"][0] == 0
 
 
 def test_a_tournament_counts_as_the_games_its_first_round_makes(service, monkeypatch):
@@ -194,6 +199,11 @@ def test_a_tournament_counts_as_the_games_its_first_round_makes(service, monkeyp
     refused = c.post("/tournaments", json=body(28), headers=key)  # seven tables: over the budget
     assert refused.status_code == 429 and refused.mimetype == "application/problem+json"
     assert made() == before + 1, "a refused tournament was made"
+    # more tables than the quota: the whole quota, which a window nothing else was spent in holds
+    large = bearer(service.keys.create("organiser-large", ["tournaments"])["key"])
+    fresh_window(4, 4)
+    r = c.post("/tournaments", json=body(64), headers=large)  # sixteen tables
+    assert r.status_code == 201 and parse(r.headers["RateLimit"])["credential"][0] == 0
 
 
 def test_requests_being_flushed_are_counted_until_redis_has_them(service):

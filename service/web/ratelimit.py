@@ -170,7 +170,7 @@ def charge(units: int) -> None:
     limiter = current_app.extensions.get("naipes_rate_limiter")
     if limiter is None or _exempt() or units <= 0:
         return
-    windows = limiter.count(client(), request.endpoint or "unrouted", units)
+    windows = limiter.count(client(), request.endpoint or "unrouted", units, counted=1)
     g.naipes_rate = windows
     refused = limiter.refusal(windows)
     if refused is not None:
@@ -464,16 +464,18 @@ class RateLimits:
         if refused is not None:
             raise refused
 
-    def count(self, who: Client, route: str, cost: int = 1) -> list[Window]:
+    def count(self, who: Client, route: str, cost: int = 1, counted: int = 0) -> list[Window]:
         """Count a request of ``who`` to ``route`` (its endpoint's name) in each of its windows, as
-        ``cost`` requests (at most a window's whole quota, so that any request fits an unspent window)."""
+        ``cost`` requests more, ``counted`` of it being counted already: with what was counted, at most a
+        window's whole quota, so that any request fits a window nothing else was spent in."""
         windows: list[Window] = []
         for quota, window in parsed(who.limits or self.per_client):
             name = f"{who.kind}:{who.name}:{route}"
-            windows.append(self.counts.hit(name, quota, window, "credential", cost=min(cost, quota)))
+            windows.append(self.counts.hit(name, quota, window, "credential", cost=min(cost, max(0, quota - counted))))
         if who.kind != "key":
             for quota, window in parsed(self.per_address):
-                windows.append(self.counts.hit(f"addr:{who.address}", quota, window, "address", cost=min(cost, quota)))
+                spent = min(cost, max(0, quota - counted))
+                windows.append(self.counts.hit(f"addr:{who.address}", quota, window, "address", cost=spent))
         return windows
 
     @staticmethod
