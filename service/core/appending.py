@@ -162,23 +162,25 @@ class Appender:
         return None
 
     def tell_end(self, game_id: str, table: dict) -> bool:
-        """What a game's end sets going once its append is stored: its place in the listing, then the
-        finished-game listeners (its tournament's advance, ``game.finished`` webhooks).  The append
-        marked the game in ``FINISHING`` in its own round trip; the mark goes once every listener
-        ran, so a process that dies in between leaves it for the workers (:func:`finish_pending`).
-        Every listener may run twice: each one's work is idempotent.  Whether all ran."""
+        """What a game's end sets going once its append is stored: the finished-game listeners (its
+        tournament's advance, ``game.finished`` webhooks), then its place in the listing (after them: a
+        duplicate round's table is listed finished or held by the embargo as the round's counts stand
+        once its tournament has read them anew).  The append marked the game in ``FINISHING`` in its
+        own round trip; the mark goes once all of it ran, so a process that dies in between leaves it
+        for the workers (:func:`finish_pending`).  Every listener may run twice: each one's work is
+        idempotent.  Whether all ran."""
         ok = True
-        try:
-            self.naipes.listing.index(game_id, table)
-        except Exception:
-            log.exception("could not list game %s as finished", game_id)
-            ok = False
         for listener in self.naipes.on_finished:
             try:
                 listener(game_id, table)
             except Exception:  # the move is stored; the workers run the listeners again
                 log.exception("a finished-game listener failed for game %s", game_id)
                 ok = False
+        try:
+            self.naipes.listing.index(game_id, table)
+        except Exception:
+            log.exception("could not list game %s as finished", game_id)
+            ok = False
         if ok:
             try:
                 self.naipes.redis.zrem(FINISHING, game_id)

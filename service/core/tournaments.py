@@ -552,10 +552,9 @@ class Tournaments:
             tid = ref.decode().split()[0]
             self.enqueue_advance(tid, game_id)
             owner = self._owner(tid)
-        # the round's deal counts read now, for this game's decision and its peers' (not a second old)
+        # the round's deal counts read now, for this game's decision (its webhooks', and its listing's,
+        # which Appender.tell_end writes after this) and its peers' (not a second old)
         ctx = self.naipes.visibility.refresh_round(game_id)
-        if ctx.duplicate:  # listed again with the round's counts read now: finished, or held by the embargo
-            self.naipes.listing.index(game_id, table)
         self._tell_finished(game_id, table, ref, owner)
         if not (ctx.duplicate and ctx.peers):
             return
