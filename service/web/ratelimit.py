@@ -160,15 +160,26 @@ def request_cost() -> int:
     default, most = paged
     raw = request.args.get("limit", "")
     limit = int(raw) if raw.isdigit() and len(raw) <= 6 else default
-    return max(1, math.ceil(min(limit, most) / PAGE_UNIT))
+    return pages(min(limit, most))
+
+
+def pages(items: int) -> int:
+    """How many requests ``items`` events or rows count as: one per PAGE_UNIT, at least one."""
+    return max(1, math.ceil(items / PAGE_UNIT))
+
+
+def _limiter() -> RateLimits | None:
+    """The application's rate limiter, when this request is limited."""
+    limiter = current_app.extensions.get("naipes_rate_limiter")
+    return None if limiter is None or _exempt() else limiter
 
 
 def charge(units: int) -> None:
     """Count ``units`` more requests of this request's client on its route, for an answer larger than
-    its request told (an export: every PAGE_UNIT events of the log), and refuse it (429) past a budget.
-    The request's RateLimit fields then tell the count after it."""
-    limiter = current_app.extensions.get("naipes_rate_limiter")
-    if limiter is None or _exempt() or units <= 0:
+    its request told, and refuse it (429) past a budget.  The request's RateLimit fields then tell the
+    count after it."""
+    limiter = _limiter()
+    if limiter is None or units <= 0:
         return
     windows = limiter.count(client(), request.endpoint or "unrouted", units, counted=1)
     g.naipes_rate = windows
@@ -177,13 +188,19 @@ def charge(units: int) -> None:
         raise refused
 
 
+def charge_pages(items: int) -> None:
+    """:func:`charge` for an answer of ``items`` events (an export, an audit: the whole log), counted
+    as pages of them would be, the request itself being the first."""
+    charge(pages(items) - 1)
+
+
 def pacer() -> Callable[[int], float]:
     """For a stream, made in its request: a function that counts ``units`` (one per PAGE_UNIT events
     it sent) against the request's client on the stream route's budgets, as a page of events is
     counted, and returns the seconds to wait before sending more (0: go on).  So a stream that
     catches up with a long log sends it at the pace the budget allows, as pages would be."""
-    limiter = current_app.extensions.get("naipes_rate_limiter")
-    if limiter is None or _exempt():
+    limiter = _limiter()
+    if limiter is None:
         return lambda _units: 0.0
     who, route = client(), request.endpoint or "unrouted"
 

@@ -4,7 +4,6 @@ reviewers' freezes, notes and adjudications."""
 from __future__ import annotations
 
 import logging
-import math
 
 from flask import Response, request
 from flask.views import MethodView
@@ -27,7 +26,7 @@ from service.web.base import (
     language,
 )
 from service.web.live import wait_for_events
-from service.web.ratelimit import PAGE_UNIT, charge
+from service.web.ratelimit import charge_pages
 
 log = logging.getLogger("naipes.http")
 
@@ -84,8 +83,7 @@ class Audit(MethodView):
     def get(self, game_id):
         service = app_service()
         service.visibility.require_full_sight(game_id, current_caller())
-        version, _ = service.store.head(game_id)
-        charge(math.ceil(version / PAGE_UNIT) - 1)  # the whole log: counted as its pages would be
+        charge_pages(service.store.head(game_id)[0])  # the whole log: counted as its pages would be
         with service.records.audit_slot():  # read, checked and written out in one of the process's slots
             return json_response(service.records.audit(game_id))
 
@@ -115,8 +113,7 @@ class Export(MethodView):
         viewer = current_caller()
         service = app_service()
         service.visibility.require_full_sight(game_id, viewer)
-        version, _ = service.store.head(game_id)
-        charge(math.ceil(version / PAGE_UNIT) - 1)  # the whole log: counted as its pages would be
+        charge_pages(service.store.head(game_id)[0])  # the whole log: counted as its pages would be
         log.info("export of game %s by %s", game_id, viewer.key_id)
         return Response(
             service.records.export_lines(game_id),

@@ -14,6 +14,7 @@ from service.core import catalogue
 from service.core.keys import SCOPES
 from service.core.problems import PREFIX, PROBLEM_TYPES, described
 from service.web.examples import legal_moves_example
+from service.web.ratelimit import PAGE_UNIT, pages
 
 # Bounds of numbers taken from requests: far beyond any real game, and small enough that what the
 # store keeps (and sums of it) stays a 64-bit integer or a finite double.
@@ -272,8 +273,8 @@ def page_limit(default: int, most: int, items: str) -> fields.Integer:
         load_default=default,
         validate=validate.Range(min=1, max=most),
         metadata={
-            "description": f"At most this many {items}. The page counts as ceil(limit / 100) requests of the "
-            f"caller's rate-limit budgets (the default, {default}, as {-(-default // 100)}; never more than a "
+            "description": f"At most this many {items}. The page counts as ceil(limit / {PAGE_UNIT}) requests of the "
+            f"caller's rate-limit budgets (the default, {default}, as {pages(default)}; never more than a "
             "window's whole quota): ask for what you need"
         },
     )
