@@ -1,7 +1,8 @@
 """What a game's end sets going (its listing, its tournament's advance, ``game.finished`` webhooks)
 survives the process that appended it, and costs that process the same whatever the webhooks it
 reaches: the append marks the game in ``naipes:games:finishing`` in its own round trip, the mark goes
-once every listener ran, and the workers run the listeners of a mark left behind."""
+once every listener ran, and the workers run the listeners of a mark left behind.  The listeners run
+once the last move is answered; a listing read in between tells the end itself."""
 
 from __future__ import annotations
 
@@ -11,13 +12,15 @@ import random
 import time
 
 from rq.job import Job
+from werkzeug.test import Client
+from werkzeug.wrappers import Response
 
 from service.core.appending import FINISH_GRACE, finish_pending
-from service.core.listing import FINISHING
+from service.core.listing import FINISHING, INDEX_INFO
 from service.core.tournaments import attach_tournaments
 
 from .conftest import bearer
-from .helpers import create, play_http
+from .helpers import create, play_http, tokens
 from .test_round_trips import Wire
 from .test_timers import wait_for
 from .test_tournaments import _hook, _key, receiver, worker  # noqa: F401 (fixtures)
@@ -142,3 +145,72 @@ def test_a_game_whose_listeners_keep_failing_is_tried_again_after_the_newer_mark
     assert stuck not in finish_pending(service, now=later)
     assert _mark(service, stuck) == later  # moved behind every mark made until then
     assert stuck not in finish_pending(service, now=later)  # not again before another grace
+
+
+def _last_move_left_open(app, client, integrator, seed: int):
+    """A game played to its end whose last move was answered by a server that has not closed the
+    answer yet (a WSGI server closes it once it sent it): the game's id and that answer."""
+    raw = Client(app.wsgi_app, Response)  # werkzeug's client leaves closing to its caller
+    g = create(client, integrator, options={"hands": 1})
+    gid, toks, rng = g["id"], tokens(g), random.Random(seed)
+    while True:
+        seat = rng.choice(client.get(f"/games/{gid}", headers=bearer(toks[0])).get_json()["to_act"])
+        moves = client.get(f"/games/{gid}/legal-moves", headers=bearer(toks[seat])).get_json()["moves"]
+        answer = raw.post(f"/games/{gid}/moves", json=rng.choice(moves), headers=bearer(toks[seat]))
+        assert answer.status_code == 201, answer.get_json()
+        if not answer.get_json()["to_act"]:
+            return gid, answer
+        answer.close()
+
+
+def _listed_status(service, game_id: str) -> str:
+    return json.loads(service.redis.hget(INDEX_INFO, game_id))["status"]
+
+
+def test_a_games_last_move_is_answered_before_its_end_is_told(app, client, integrator, service):
+    """The end's listeners and listing take round trips that, on a busy worker, each wait behind the
+    requests in flight: they run once the answer is sent, from the mark the append left."""
+    told: list[str] = []
+    service.on_finished.append(lambda game_id, table: told.append(game_id))
+    gid, answer = _last_move_left_open(app, client, integrator, 3)
+    assert client.get(f"/games/{gid}", headers=integrator).get_json()["finished"]
+    assert told == [] and _mark(service, gid) is not None and _listed_status(service, gid) == "active"
+    answer.close()  # the server sent the answer
+    assert told == [gid] and _mark(service, gid) is None and _listed_status(service, gid) == "finished"
+    answer.close()
+    assert told == [gid], "an answer closed twice tells the end once"
+
+
+def test_a_listing_read_while_an_end_is_pending_shows_it_finished(app, client, integrator, service):
+    """Read your writes: a listing read on another connection, once the last move was answered and
+    before its process told the end, tells the end itself (every part of telling it may run twice)."""
+    told: list[str] = []
+    service.on_finished.append(lambda game_id, table: told.append(game_id))
+    gid, answer = _last_move_left_open(app, client, integrator, 4)
+    listed = client.get("/games?status=finished&limit=100", headers=integrator).get_json()["games"]
+    assert gid in [row["id"] for row in listed]
+    assert told.count(gid) == 1 and _mark(service, gid) is None
+    active = client.get("/games?status=active&limit=100", headers=integrator).get_json()["games"]
+    assert gid not in [row["id"] for row in active]
+    answer.close()  # its own process tells it again: the same listing
+    assert told.count(gid) == 2 and _listed_status(service, gid) == "finished"
+    listed = client.get("/games?status=finished&limit=100", headers=integrator).get_json()["games"]
+    assert [row["id"] for row in listed].count(gid) == 1
+
+
+def test_a_listing_read_leaves_to_the_workers_what_is_theirs(client, integrator, service):
+    """An old mark (its process died), a game not finished (a refused append's mark) and an end
+    listed already whose listener keeps failing: a listing read tells none of them."""
+    told: list[str] = []
+    service.on_finished.append(lambda game_id, table: told.append(game_id))
+    stale, listed = _short_game(client, integrator, 5), _short_game(client, integrator, 6)
+    unfinished = create(client, integrator, options={"hands": 1})["id"]
+    told.clear()
+    now = time.time()
+    service.redis.zadd(FINISHING, {stale: now - FINISH_GRACE - 1, unfinished: now, listed: now})
+    service.redis.hset(
+        INDEX_INFO, stale, json.dumps({**json.loads(service.redis.hget(INDEX_INFO, stale)), "status": "active"})
+    )
+    client.get("/games?status=finished", headers=integrator)
+    assert stale not in told and unfinished not in told and listed not in told
+    assert all(_mark(service, gid) is not None for gid in (stale, unfinished, listed))

@@ -20,7 +20,7 @@ from werkzeug.test import Client
 from werkzeug.wrappers import Response
 
 from service.core import metrics
-from service.web.app import create_app
+from service.web.app import AfterAnswer, create_app
 from service.web.hot import HotPath
 
 from .conftest import API_KEY, bearer
@@ -39,9 +39,8 @@ class Sides:
     def __init__(self, service, rate_limit: str = "off"):
         self.app = create_app(service, rate_limit=rate_limit)
         self.hot = self.app.wsgi_app
-        if not isinstance(self.hot, HotPath):  # behind trusted proxies, ProxyFix comes first
-            self.hot = self.hot.app
-        assert isinstance(self.hot, HotPath)
+        while not isinstance(self.hot, HotPath):  # ProxyFix (behind trusted proxies), then AfterAnswer
+            self.hot = self.hot.inner if isinstance(self.hot, AfterAnswer) else self.hot.app
         flask = self.hot.inner
         self.flask = Client(flask, Response)
         self.reached: list[str] = []

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 from domain import registry
 from domain import table as tables
 from events.envelope import dumps, seal_batch
-from service.core import facts
+from service.core import afterwards, facts
 from service.core import sight as sights
-from service.core.listing import DUE, FINISHING
+from service.core.listing import DUE, FINISH_GRACE, FINISHING
 
 if TYPE_CHECKING:
     from service.core.naipes import Naipes
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("naipes.appending")
 
 MAX_RETRIES = 8  # attempts of a command whose append met a concurrent one
-FINISH_GRACE = 30.0  # seconds a finishing append's own process has to run its listeners before the workers do
 FINISH_BATCH = 100  # marks one pass of the workers takes
 
 
@@ -140,8 +139,8 @@ class Appender:
         if result.replayed is not None:
             return result.replayed
         self.naipes.tables.remember(game_id, new)
-        if _finishing(old, new):
-            self.tell_end(game_id, new)
+        if _finishing(old, new):  # once the request is answered (see service.core.afterwards)
+            afterwards.later(self.tell_end, game_id, new)
         elif old is not None and facts.finished(new) and tables.outcome(new) != tables.outcome(old):
             for listener in self.naipes.on_result_changed:
                 try:

@@ -30,8 +30,13 @@ DUE = "naipes:games:due"
 # (the tournament's advance, webhooks); the workers run them again for a mark left behind by a process
 # that died between the append and its listeners (see service.core.appending.finish_pending)
 FINISHING = "naipes:games:finishing"
+FINISH_GRACE = 30.0  # seconds a finishing append's own process has to run its listeners before the workers do
 
 log = logging.getLogger("naipes.listing")
+
+
+def _listed_at_end(info: dict) -> bool:
+    return info["status"] == "finished" or bool(info.get("held"))
 
 
 class Listing:
@@ -50,6 +55,7 @@ class Listing:
     STATUSES = ("open", "active", "finished")
 
     LISTING_BACKFILL = 20_000  # summaries a listing request indexes while the store's sets are being filled
+    PENDING_ENDS = 20  # game ends still pending that a listing read tells before it reads, at most
 
     @staticmethod
     def listing_key(game_type: str | None, status: str | None) -> str:
@@ -198,6 +204,7 @@ return 1
         see them (None: the operator, who sees every game whole)."""
         if cursor is not None and offset:
             raise ProblemError(422, "Bad page", "give cursor or offset, not both", "bad-page")
+        self._tell_pending_ends()
         if pages.backfill(
             self.naipes.redis,
             ready=f"{LISTED_BY}:ready",
@@ -218,6 +225,31 @@ return 1
         except pages.BadCursor as exc:
             raise ProblemError(422, "Bad cursor", str(exc), "bad-cursor") from None
         return {"total": found["total"], "games": found["rows"], "next_cursor": found["next_cursor"]}
+
+    def _tell_pending_ends(self) -> None:
+        """The ends of games whose last move was answered but whose end is still being told (the
+        answering process lists them once the answer is sent: :mod:`service.core.afterwards`), told
+        here first: a listing read made once a game's last move was answered shows it finished,
+        whatever connection it came on.  Every part of telling an end may run twice.  A game
+        already listed at its end (finished, or held by its round's embargo) is not told again here,
+        should a listener of its keep failing.  A mark older than ``FINISH_GRACE`` is the workers'
+        (its process died), and a mark whose game is not finished is an append that was refused:
+        both are left to them."""
+        marks = self.naipes.redis.zrangebyscore(
+            FINISHING, _time.time() - FINISH_GRACE, "+inf", start=0, num=self.PENDING_ENDS
+        )
+        if not marks:
+            return
+        ids = [raw.decode() for raw in marks]
+        listed = self.naipes.redis.hmget(INDEX_INFO, ids)
+        ids = [gid for gid, raw in zip(ids, listed) if raw is not None and not _listed_at_end(loads(raw))]
+        if not ids:
+            return
+        found = self.naipes.tables.current(ids)
+        for game_id in ids:
+            table = found.get(game_id)
+            if table is not None and facts.finished(table):
+                self.naipes.appender.tell_end(game_id, table)
 
     SUMMARY_FIELDS = ("id", "game", "status", "created_at", "updated_at", "version", "players", "timed", "provenance")
 

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import logging
+from functools import partial
 from http import HTTPStatus
 
 import redis
 import yaml
 from flask import Flask, Response, current_app, request
 from flask.json.provider import DefaultJSONProvider
+from flask.testing import FlaskClient
 from werkzeug.exceptions import RequestEntityTooLarge, default_exceptions
+from werkzeug.wsgi import ClosingIterator
 
 from service import bootstrap
-from service.core import problems
+from service.core import afterwards, problems
 from service.core.errors import ProblemError
 
 # isort: off
@@ -77,9 +80,44 @@ SPEC_OPTIONS = {
 }
 
 
+class AfterAnswer:
+    """WSGI middleware: what a request leaves for after its answer (:mod:`service.core.afterwards`:
+    what a game's end sets going) runs when the server closes the answer's body, once it was sent.
+    An answer that left nothing goes out as it came (most of them)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __call__(self, environ, start_response):
+        with afterwards.collected() as pending:
+            try:
+                body = self.inner(environ, start_response)
+            except BaseException:
+                afterwards.run(pending)
+                raise
+        if not pending:
+            return body
+        return ClosingIterator(body, partial(afterwards.run, pending))
+
+
+class ClosingClient(FlaskClient):
+    """Flask's test client, closing each answer it reads whole as a WSGI server does once the answer
+    is sent (what the request left for after its answer then runs: :class:`AfterAnswer`).  An event
+    stream is read, and closed, by its caller."""
+
+    def open(self, *args, **kwargs):
+        response = super().open(*args, **kwargs)
+        if response.mimetype != "text/event-stream":
+            response.get_data()
+            response.close()
+        return response
+
+
 class NaipesFlask(Flask):
     """Flask, asking once per function (not on every request) whether a hook or view is a coroutine:
     the service has none, and the question costs an inspection per hook per request."""
+
+    test_client_class = ClosingClient
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -235,6 +273,7 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *, r
 
     app.extensions["naipes_api"] = api
     app.wsgi_app = HotPath(app, app.wsgi_app)  # a move's two requests, when plain (see service.web.hot)
+    app.wsgi_app = AfterAnswer(app.wsgi_app)  # what a request leaves for after its answer
     trust_proxies(app)  # outermost: every layer sees the client's address
     return app
 
