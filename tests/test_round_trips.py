@@ -9,6 +9,8 @@ import threading
 
 import pytest
 from redis.connection import Connection
+from werkzeug.test import Client
+from werkzeug.wrappers import Response
 
 from service.core.timers import DEADLINES, attach_scheduler, entry_id
 from service.web.app import create_app
@@ -144,3 +146,46 @@ def test_a_timed_move_writes_its_deadlines_in_the_same_round_trip(service, monke
         for seat, clock in (table.get("clock") or {}).items():
             if clock.get("deadline") is not None:
                 assert entry_id(gid, table["version"], seat, clock["deadline"]) in entries, (gid, seat)
+
+
+def test_the_move_that_ends_a_game_is_answered_in_one_round_trip(service, monkeypatch):
+    """Its end (listing, tournament, webhooks) is told once the answer is sent: when the server closes
+    it (werkzeug's client, here, leaves closing to its caller)."""
+    app = create_app(service, rate_limit="off")
+    c, raw = app.test_client(), Client(app.wsgi_app, Response)
+    wire = Wire(monkeypatch)
+    ends = []
+    for n in range(3):
+        g = c.post(
+            "/games",
+            json={"game": "dalmuti", "players": list("abcde"), "options": {"hands": 1}},
+            headers=bearer(API_KEY),
+        ).get_json()
+        toks, rng = {s["seat"]: bearer(s["token"]) for s in g["seats"]}, random.Random(n)
+        to_act = c.get(f"/games/{g['id']}", headers=bearer(API_KEY)).get_json()["to_act"]
+        while to_act:
+            seat = rng.choice(to_act)
+            moves = c.get(f"/games/{g['id']}/legal-moves", headers=toks[seat]).get_json()["moves"]
+            before = wire.sent
+            r = raw.post(f"/games/{g['id']}/moves", json=rng.choice(moves), headers=toks[seat])
+            answered = wire.sent - before
+            r.close()
+            to_act = r.get_json()["to_act"]
+            if not to_act:
+                ends.append((answered, wire.sent - before - answered))
+    assert [answered for answered, _ in ends] == [1, 1, 1], ends
+    assert all(after >= 3 for _, after in ends), ends  # then its listing and listeners, after the answer
+
+
+def test_creating_a_game_costs_six_round_trips(service, monkeypatch):
+    """Its owner, its seats' tokens, its first events, then its place in the listing (three): the
+    context that its tokens and listing read is the one just written, not read back."""
+    c = create_app(service, rate_limit="off").test_client()
+    body = {"game": "dalmuti", "players": list("abcde"), "options": {"hands": 1}}
+    assert c.post("/games", json=body, headers=bearer(API_KEY)).status_code == 201  # scripts loaded, key cached
+    wire = Wire(monkeypatch)
+    for _ in range(3):
+        before = wire.sent
+        wire.log.clear()
+        assert c.post("/games", json=body, headers=bearer(API_KEY)).status_code == 201
+        assert wire.sent - before == 6, wire.log

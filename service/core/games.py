@@ -139,7 +139,7 @@ class Games:
                 more, table = self.naipes.appender.append_events(game_id, table, start, actor="system", stamp=stamp)
                 envs += more
                 envs, table = self.naipes.appender.settle(game_id, envs, table, stamp)
-            self.naipes.visibility.write_meta(game_id, owner=owner, tournament=tournament)
+            self.naipes.visibility.write_meta(game_id, owner=owner, tournament=tournament, drawn=not given)
             named = [i for i in range(len(names)) if i not in open_seats]
             if tokens:
                 seats = self.new_tokens(game_id, names, replace=given, only=named)
@@ -169,7 +169,7 @@ class Games:
         game's earlier ones stop working).  A tournament table's tokens are derived from the service
         secret instead of drawn."""
         seats = list(range(len(players))) if only is None else list(only)
-        if self.naipes.visibility.meta(game_id).get("tournament"):
+        if self.naipes.visibility.context(game_id).tournament:
             tokens = [self.tournament_seat_token(game_id, i) for i in seats]
         else:
             tokens = [seat_token(game_id) for _ in seats]

@@ -39,15 +39,26 @@ class Visibility:
         return raw
 
     def write_meta(
-        self, game_id: str, *, owner: str | None = None, tournament: str | None = None, origin: dict | None = None
+        self,
+        game_id: str,
+        *,
+        owner: str | None = None,
+        tournament: str | None = None,
+        origin: dict | None = None,
+        drawn: bool = False,
     ) -> None:
-        """What a game's log does not say about it: who owns it, its tournament, where it came from."""
+        """What a game's log does not say about it: who owns it, its tournament, where it came from.
+        ``drawn``: the game is made here under an id drawn for it, which no tournament reserved: its
+        context is what is written, and is kept as it is read (the creation's next steps read it)."""
         meta = {"owner": owner, "tournament": tournament, "origin": dumps(origin).decode() if origin else None}
         meta = {k: v for k, v in meta.items() if v is not None}
         if meta:
             self.naipes.redis.hset(key(game_id, "meta"), mapping=meta)
         with self._lock:
-            self._contexts.pop(game_id, None)
+            if drawn and tournament is None and origin is None:
+                self._contexts[game_id] = GameContext(owner=owner)
+            else:
+                self._contexts.pop(game_id, None)
 
     def context(self, game_id: str) -> GameContext:
         """Who owns a game, its tournament, and the tables dealt the same cards (cached once complete)."""
