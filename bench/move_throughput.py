@@ -17,7 +17,8 @@ XADD) on the same gunicorn configuration.  The peer (``bench/peer``, run when
 Node.js is there) is boardgame.io with a shedding game of secret hands, as
 many tables as clients, every seat a socket.io client pushed its state.
 Latency is of the POSTs (of the peer's moves); moves per second count moves
-over the whole run.
+over the whole run.  For the two-request loops, a line below gives the latency of the moves that
+ended a game, and of the games' creations, apart (the POSTs' figures count the former, not the latter).
 
     .venv/bin/python bench/move_throughput.py [--clients 8 16] [--seconds 15] [--rounds 3] [--loops naipes bare peer]
 
@@ -52,6 +53,8 @@ from bench.peer import run_peer
 from events.embedded import EmbeddedRedis
 
 REFUSED: list[int] = []  # 429s met (the client address's budget), counted per load
+ENDS: list[float] = []  # the two-request loops: latencies of the moves that ended a game, per load
+CREATIONS: list[float] = []  # and of the games' creations
 
 
 class Conn:
@@ -108,12 +111,15 @@ def naipes_client(base: str, stop: float, out: list, seed: int) -> None:
     players = [Conn(base, address(seed, seat)) for seat in range(SEATS)]
     auth = {"Authorization": f"Bearer {API_KEY}"}
     while time.monotonic() < stop:
+        t0 = time.perf_counter()
         _, g = c.call(
             "POST",
             "/games",
             {"game": "dalmuti", "players": [f"p{i}" for i in range(SEATS)], "options": {"hands": 1}},
             auth,
         )
+        if time.monotonic() <= stop:
+            CREATIONS.append(time.perf_counter() - t0)
         toks = {x["seat"]: {"Authorization": f"Bearer {x['token']}"} for x in g["seats"]}
         to_act = c.call("GET", f"/games/{g['id']}")[1]["to_act"]
         while to_act and time.monotonic() < stop:
@@ -133,6 +139,8 @@ def naipes_client(base: str, stop: float, out: list, seed: int) -> None:
             out.append(time.perf_counter() - t0)
             assert status == 201, body
             to_act = body["to_act"]
+            if not to_act and time.monotonic() <= stop:
+                ENDS.append(time.perf_counter() - t0)
 
 
 def _seat_loop(
@@ -283,6 +291,8 @@ class Samples(list):
 def drive(fn, base: str, clients: int, seconds: float) -> tuple[float, list[float]]:
     """Moves per second over the run's ``seconds`` (moves made in it), and their latencies."""
     REFUSED.clear()
+    ENDS.clear()
+    CREATIONS.clear()
     # new addresses for every run: a client of the run before (a warm-up, another loop) may have spent
     # its address's budget in the window this run starts in
     _FIRST_ADDRESS[0] += 1000 * (SEATS + 1)
@@ -363,6 +373,8 @@ def main() -> None:
                 cpu = {name: 0.0 for name, _, _ in loops}  # CPU seconds of every process the loop runs on
                 latencies: dict[str, list[float]] = {name: [] for name, _, _ in loops}
                 refused = {name: 0 for name, _, _ in loops}
+                ends: dict[str, list[float]] = {name: [] for name, _, _ in loops}
+                creations: dict[str, list[float]] = {name: [] for name, _, _ in loops}
                 peer_failed = None
                 for r in range(args.rounds):
                     for name, fn, base in loops if r % 2 == 0 else loops[::-1]:
@@ -411,6 +423,8 @@ def main() -> None:
                         moves[name] += round(rate * slice_)
                         latencies[name].extend(lat)
                         refused[name] += len(REFUSED)
+                        ends[name] += ENDS
+                        creations[name] += CREATIONS
                 rows = {}
                 for name, _, _ in loops:
                     if name == "peer" and peer_failed is not None:
@@ -429,6 +443,13 @@ def main() -> None:
                         f"  p99 {percentile(lat, 0.99) * 1000:6.2f} ms"
                         f"  CPU {per_move:5.2f} ms/move  ({moves[name]} moves, {what})"
                     )
+                    if ends[name]:  # the two-request loops: a game's last move, a game's creation
+                        print(
+                            f"{'':24s}a game's last move: p50 {percentile(ends[name], 0.5) * 1000:6.2f} ms"
+                            f"  p99 {percentile(ends[name], 0.99) * 1000:6.2f} ms ({len(ends[name])});"
+                            f" creating a game: p50 {percentile(creations[name], 0.5) * 1000:6.2f} ms"
+                            f"  p99 {percentile(creations[name], 0.99) * 1000:6.2f} ms ({len(creations[name])})"
+                        )
                 ratios = [
                     f"{a}/{b} {rows[a] / rows[b]:.2f}"
                     for a in ("naipes", "before", "push", "turn", "states", "states-node")
