@@ -14,7 +14,10 @@ folder.  Then it checks every game and prints its figures:
 * duplicates: a move applied twice (an Idempotency-Key answered with two
   versions, or a seat's event in the log that no 2xx answer accounts for);
 * deadlines missed: a seat whose deadline passed more than ``--tolerance``
-  seconds before the next event of its game (or before the end of the run).
+  seconds before the next event of its game (or before the end of the run);
+* ends untold: a finished game neither listed finished nor still marked in
+  ``naipes:games:finishing`` (where the workers find an end its process did
+  not live to tell).
 
     .venv/bin/python bench/load_faults.py [--games 200] [--seconds 120] [--web 2] [--rq 2]
 """
@@ -22,6 +25,7 @@ folder.  Then it checks every game and prints its figures:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import signal
@@ -37,11 +41,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import redis  # noqa: E402
 import requests  # noqa: E402
 
 from domain import table as tables  # noqa: E402
 from events.embedded import EmbeddedRedis, free_port  # noqa: E402
 from events.envelope import parse_time  # noqa: E402
+from service.core.listing import FINISHING, INDEX_INFO  # noqa: E402
 
 API_KEY = "nk_load_faults"
 SETUPS = {
@@ -315,8 +321,9 @@ def deadline_overruns(events: list[dict], end_time: float, tolerance: float) -> 
     return missed, lateness
 
 
-def check(bots: list[Bot], base: str, end_time: float, tolerance: float) -> dict:
+def check(bots: list[Bot], base: str, end_time: float, tolerance: float, redis_url: str) -> dict:
     auth = {"Authorization": f"Bearer {API_KEY}"}
+    store = redis.Redis.from_url(redis_url)
     figures = {
         "games": 0,
         "finished": 0,
@@ -332,6 +339,8 @@ def check(bots: list[Bot], base: str, end_time: float, tolerance: float) -> dict
         "lateness_max": 0.0,
         "stalls": 0,
         "client_retries": 0,
+        "ends_pending": 0,
+        "ends_untold": 0,
     }
     for bot in bots:
         rec = bot.rec
@@ -369,6 +378,12 @@ def check(bots: list[Bot], base: str, end_time: float, tolerance: float) -> dict
         view = requests.get(f"{base}/games/{rec.gid}", headers=auth, timeout=30).json()
         if view["finished"]:
             figures["finished"] += 1
+            # read in Redis, not through the listing (a listing read tells the pending ends it finds)
+            listed = store.hget(INDEX_INFO, rec.gid)
+            if store.zscore(FINISHING, rec.gid) is not None:
+                figures["ends_pending"] += 1
+            elif listed is None or json.loads(listed)["status"] != "finished":
+                figures["ends_untold"] += 1
         elif view["to_act"] and (view["deadlines"] or view["frozen"] is False):
             figures["resumable"] += 1
         else:
@@ -426,7 +441,7 @@ def run(
                 bot.join(max(0.0, until - time.monotonic()) + 30)
             time.sleep(tolerance)  # deadlines that fell at the very end get their chance
             end_time = time.time() - tolerance
-            figures = check(bots, svc.bases[0], end_time, tolerance)
+            figures = check(bots, svc.bases[0], end_time, tolerance, svc.redis.url)
         finally:
             svc.stop()
     figures["faults"] = injected
@@ -473,6 +488,10 @@ def main() -> None:
     print(
         f"moves lost: {figures['moves_lost']}  duplicates: {figures['duplicates']}  "
         f"broken chains: {figures['chain_broken']}"
+    )
+    print(
+        f"games' ends told: {figures['finished'] - figures['ends_pending'] - figures['ends_untold']}  "
+        f"pending (marked, for the workers): {figures['ends_pending']}  untold: {figures['ends_untold']}"
     )
     print(
         f"turns left to the deadline worker: {figures['stalls']}  "
