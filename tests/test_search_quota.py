@@ -13,8 +13,11 @@ import time
 
 import pytest
 import redis
+from werkzeug.test import Client
+from werkzeug.wrappers import Response
 
 from service.core import quotas
+from service.core.listing import FINISHING
 from tests.conftest import bearer
 
 LIMIT = 2
@@ -73,6 +76,20 @@ def test_a_voided_game_frees_its_slot(client, integrator, limited):
     voided = client.post(f"/games/{games[0]}/adjudications", json={"action": "void", "reason": "stalled"}, headers=key)
     assert voided.status_code == 201, voided.get_json()
     assert _search_game(client, key).status_code == 201
+    _refused(_search_game(client, key), LIMIT)
+
+
+def test_a_slot_is_free_once_the_end_of_its_game_is_answered(app, client, integrator, limited):
+    """The end's listing is written once its answer is sent (service.core.afterwards): a creation on
+    another connection in between finds the game ended all the same."""
+    key = _fresh_key(client, integrator)
+    games = [_search_game(client, key).get_json()["id"] for _ in range(LIMIT)]
+    raw = Client(app.wsgi_app, Response)  # the answer not closed yet: its end not told
+    voided = raw.post(f"/games/{games[0]}/adjudications", json={"action": "void", "reason": "stalled"}, headers=key)
+    assert voided.status_code == 201, voided.get_json()
+    assert limited.redis.zscore(FINISHING, games[0]) is not None, "its end is not told yet"
+    assert _search_game(client, key).status_code == 201
+    voided.close()
     _refused(_search_game(client, key), LIMIT)
 
 

@@ -6,8 +6,8 @@ place in the listing) takes several more round trips, and every one of them, on 
 worker, waits its turn behind the requests in flight there: at 16 clients, the last move of a
 game took some seven times a move's median to be answered (``docs/performance.md``).  The mark
 makes that work safe to do after the answer: should the process die first, the workers do it
-(:func:`service.core.appending.finish_pending`), and a listing read does what is still pending
-before it reads (:meth:`service.core.listing.Listing.list_games`).
+(:func:`service.core.appending.finish_pending`), and a listing read lists an end still pending
+before it reads (:meth:`service.core.listing.Listing.list_pending_ends`).
 
 The web layer collects such work for each request (:func:`collected`) and runs it once the answer
 is sent, when the WSGI server closes the answer's body; anywhere else (the workers, the command

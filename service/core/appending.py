@@ -14,7 +14,7 @@ from domain import table as tables
 from events.envelope import dumps, seal_batch
 from service.core import afterwards, facts
 from service.core import sight as sights
-from service.core.listing import DUE, FINISH_GRACE, FINISHING
+from service.core.listing import DUE, ENDING, FINISH_GRACE, FINISHING
 
 if TYPE_CHECKING:
     from service.core.naipes import Naipes
@@ -198,6 +198,7 @@ class Appender:
         writes: list[Callable[[Any], None]] = []
         if _finishing(old, table):
             writes.append(lambda pipe: pipe.zadd(FINISHING, {game_id: _time.time()}))
+            writes.append(lambda pipe: pipe.zadd(ENDING, {game_id: _time.time()}))
         if any(entry.get("deadline") is not None for entry in (table.get("clock") or {}).values()):
             writes.append(lambda pipe: pipe.zadd(DUE, {game_id: _time.time()}))
         in_append = getattr(self.naipes.scheduler, "in_append", None)

@@ -31,12 +31,12 @@ DUE = "naipes:games:due"
 # that died between the append and its listeners (see service.core.appending.finish_pending)
 FINISHING = "naipes:games:finishing"
 FINISH_GRACE = 30.0  # seconds a finishing append's own process has to run its listeners before the workers do
+# sorted set: game -> the time of the append that ended it, written beside its mark in FINISHING, until its
+# end is listed (finished, or held by its round's embargo); a listing read lists the ends it finds there
+# first, for the window of FINISH_GRACE (see Listing.list_pending_ends)
+ENDING = "naipes:games:ending"
 
 log = logging.getLogger("naipes.listing")
-
-
-def _listed_at_end(info: dict) -> bool:
-    return info["status"] == "finished" or bool(info.get("held"))
 
 
 class Listing:
@@ -55,7 +55,7 @@ class Listing:
     STATUSES = ("open", "active", "finished")
 
     LISTING_BACKFILL = 20_000  # summaries a listing request indexes while the store's sets are being filled
-    PENDING_ENDS = 20  # game ends still pending that a listing read tells before it reads, at most
+    PENDING_ENDS = 20  # ends not listed yet that a listing read lists before it reads, at most (the newest)
 
     @staticmethod
     def listing_key(game_type: str | None, status: str | None) -> str:
@@ -142,6 +142,8 @@ return 1
             pipe.zadd(k, {game_id: int(score)})
         for k in self.unlisted_keys(info):
             pipe.zrem(k, game_id)
+        if status == "finished":  # its end is listed (held by the embargo, or finished)
+            pipe.zrem(ENDING, game_id)
         pipe.execute()
 
     def _lifted(self, game_id: str) -> bool:
@@ -204,7 +206,7 @@ return 1
         see them (None: the operator, who sees every game whole)."""
         if cursor is not None and offset:
             raise ProblemError(422, "Bad page", "give cursor or offset, not both", "bad-page")
-        self._tell_pending_ends()
+        self.list_pending_ends()
         if pages.backfill(
             self.naipes.redis,
             ready=f"{LISTED_BY}:ready",
@@ -226,30 +228,26 @@ return 1
             raise ProblemError(422, "Bad cursor", str(exc), "bad-cursor") from None
         return {"total": found["total"], "games": found["rows"], "next_cursor": found["next_cursor"]}
 
-    def _tell_pending_ends(self) -> None:
-        """The ends of games whose last move was answered but whose end is still being told (the
-        answering process lists them once the answer is sent: :mod:`service.core.afterwards`), told
-        here first: a listing read made once a game's last move was answered shows it finished,
-        whatever connection it came on.  Every part of telling an end may run twice.  A game
-        already listed at its end (finished, or held by its round's embargo) is not told again here,
-        should a listener of its keep failing.  A mark older than ``FINISH_GRACE`` is the workers'
-        (its process died), and a mark whose game is not finished is an append that was refused:
-        both are left to them."""
-        marks = self.naipes.redis.zrangebyscore(
-            FINISHING, _time.time() - FINISH_GRACE, "+inf", start=0, num=self.PENDING_ENDS
-        )
+    def list_pending_ends(self) -> None:
+        """List the ends of games whose last move was answered but whose end is not listed yet (its
+        process lists it once the answer is sent: :mod:`service.core.afterwards`), so that a read made
+        once a game's last move was answered sees it at its end, whatever connection it came on.  Only
+        the listing: the end's listeners stay its process's (or, should it die, the workers').  A
+        duplicate round's table is listed as its end's listeners list it: with its round's counts read
+        anew, held while the embargo holds.  An entry older than ``FINISH_GRACE`` is the workers'
+        (dropped here), and one whose game is not finished is an append that was refused."""
+        now = _time.time()
+        pipe = self.naipes.redis.pipeline(transaction=False)
+        pipe.zremrangebyscore(ENDING, "-inf", now - FINISH_GRACE)
+        pipe.zrevrangebyscore(ENDING, "+inf", now - FINISH_GRACE, start=0, num=self.PENDING_ENDS)
+        marks = pipe.execute()[1]
         if not marks:
             return
         ids = [raw.decode() for raw in marks]
-        listed = self.naipes.redis.hmget(INDEX_INFO, ids)
-        ids = [gid for gid, raw in zip(ids, listed) if raw is not None and not _listed_at_end(loads(raw))]
-        if not ids:
-            return
-        found = self.naipes.tables.current(ids)
-        for game_id in ids:
-            table = found.get(game_id)
+        for game_id, table in self.naipes.tables.current(ids).items():
             if table is not None and facts.finished(table):
-                self.naipes.appender.tell_end(game_id, table)
+                self.naipes.visibility.refresh_round(game_id)
+                self.index(game_id, table)
 
     SUMMARY_FIELDS = ("id", "game", "status", "created_at", "updated_at", "version", "players", "timed", "provenance")
 

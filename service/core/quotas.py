@@ -87,6 +87,7 @@ class SearchQuota:
                 field="/bots",
                 limit=self.limit,
             )
+        self.naipes.listing.list_pending_ends()  # a game whose last move was answered has ended
         self.held(owner)  # frees the slots of what has ended
         answer = self._take(
             keys=[SEARCH_GAMES + owner],
