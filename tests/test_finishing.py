@@ -15,6 +15,7 @@ from rq.job import Job
 from werkzeug.test import Client
 from werkzeug.wrappers import Response
 
+from domain import table as tables
 from service.core.appending import FINISH_GRACE, finish_pending
 from service.core.listing import ENDING, FINISHING, INDEX_INFO
 from service.core.tournaments import attach_tournaments
@@ -179,6 +180,19 @@ def test_a_games_last_move_is_answered_before_its_end_is_told(app, client, integ
     assert told == [gid] and _mark(service, gid) is None and _listed_status(service, gid) == "finished"
     answer.close()
     assert told == [gid], "an answer closed twice tells the end once"
+
+
+def test_an_end_told_after_a_ruling_that_came_before_it_is_told_as_ruled(app, client, integrator, service):
+    """A reviewer's correction between the last move's answer and its end's telling: the end is told
+    with the corrected result (the correction's own listeners ran first, at its append)."""
+    told: list[tuple[str, list]] = []
+    service.on_finished.append(lambda game_id, table: told.append((game_id, tables.outcome(table)["scores"])))
+    gid, answer = _last_move_left_open(app, client, integrator, 8)
+    scores = client.get(f"/games/{gid}", headers=integrator).get_json()["result"]["scores"]
+    fix = {"action": "correct_score", "reason": "recount", "deltas": [1] + [0] * (len(scores) - 1)}
+    assert client.post(f"/games/{gid}/adjudications", json=fix, headers=integrator).status_code == 201
+    answer.close()
+    assert told == [(gid, [scores[0] + 1, *scores[1:]])], told
 
 
 def _finished_ids(client, integrator) -> list[str]:

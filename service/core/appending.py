@@ -140,7 +140,7 @@ class Appender:
             return result.replayed
         self.naipes.tables.remember(game_id, new)
         if _finishing(old, new):  # once the request is answered (see service.core.afterwards)
-            afterwards.later(self.tell_end, game_id, new)
+            afterwards.later(self._tell_end_as_it_is, game_id, new)
         elif old is not None and facts.finished(new) and tables.outcome(new) != tables.outcome(old):
             for listener in self.naipes.on_result_changed:
                 try:
@@ -159,6 +159,13 @@ class Appender:
             except Exception:  # the move is stored; a lost timer must not fail it
                 log.exception("could not schedule the deadlines of game %s at version %s", game_id, new["version"])
         return None
+
+    def _tell_end_as_it_is(self, game_id: str, ended: dict) -> None:
+        """:meth:`tell_end`, once the answer of the append that ended the game was sent, with the game
+        as it is by then: a reviewer's ruling may have come in between (its corrected result told
+        before this end would otherwise be followed by the result it corrected)."""
+        table = self.naipes.tables.table(game_id)
+        self.tell_end(game_id, table if facts.finished(table) else ended)
 
     def tell_end(self, game_id: str, table: dict) -> bool:
         """What a game's end sets going once its append is stored: the finished-game listeners (its
