@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import random
 import time
 
@@ -19,6 +20,7 @@ from domain import table as tables
 from service.core.appending import FINISH_GRACE, finish_pending
 from service.core.listing import ENDING, FINISHING, INDEX_INFO
 from service.core.tournaments import attach_tournaments
+from service.logs import GameContext
 
 from .conftest import bearer
 from .helpers import create, play_http, tokens
@@ -193,6 +195,29 @@ def test_an_end_told_after_a_ruling_that_came_before_it_is_told_as_ruled(app, cl
     assert client.post(f"/games/{gid}/adjudications", json=fix, headers=integrator).status_code == 201
     answer.close()
     assert told == [(gid, [scores[0] + 1, *scores[1:]])], told
+
+
+def test_the_log_lines_of_an_end_told_after_its_answer_name_its_game(app, client, integrator, service):
+    def failing(game_id: str, table: dict) -> None:
+        raise RuntimeError("the queues' Redis is away")
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    handler.addFilter(GameContext())
+    log = logging.getLogger("naipes.appending")
+    log.addHandler(handler)
+    service.on_finished.append(failing)
+    gid = None
+    try:
+        gid, answer = _last_move_left_open(app, client, integrator, 9)
+        answer.close()
+    finally:
+        log.removeHandler(handler)
+        if gid is not None:
+            service.redis.zrem(FINISHING, gid)
+    failed = [r for r in records if r.getMessage().startswith("a finished-game listener failed")]
+    assert failed and all(getattr(r, "game_id", None) == gid for r in failed), [vars(r) for r in records]
 
 
 def _finished_ids(client, integrator) -> list[str]:

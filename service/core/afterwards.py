@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, copy_context
 from functools import partial
 
 log = logging.getLogger("naipes.afterwards")
@@ -28,12 +28,13 @@ _PENDING: ContextVar[list[Callable[[], object]] | None] = ContextVar("naipes_aft
 
 
 def later(fn: Callable[..., object], *args) -> None:
-    """Run ``fn(*args)`` once the current request is answered, or now outside a request that collects."""
+    """Run ``fn(*args)`` once the current request is answered, or now outside a request that collects;
+    in the context it was given in (the log lines it writes name the request's game)."""
     pending = _PENDING.get()
     if pending is None:
         fn(*args)
     else:
-        pending.append(partial(fn, *args))
+        pending.append(partial(copy_context().run, fn, *args))
 
 
 @contextmanager
