@@ -204,11 +204,11 @@ def pacer() -> Callable[[int], float]:
         return lambda _units: 0.0
     who, route = client(), request.endpoint or "unrouted"
 
-    def charge(units: int) -> float:
+    def pay(units: int) -> float:
         over = [w.reset for w in limiter.count(who, route, units) if w.exceeded]
         return float(max(1, *over)) if over else 0.0
 
-    return charge
+    return pay
 
 
 def _exempt() -> bool:
