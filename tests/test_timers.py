@@ -223,7 +223,8 @@ def test_a_claim_never_splits_a_games_deadlines(own_db, monkeypatch):
 
 def test_a_game_whose_seats_all_run_out_at_once_is_timed_out_in_one_append_and_never_early(service):
     # Dalmuti's revolution question: every seat acts at once; their deadlines come together
-    gid = service.games.create_game("dalmuti", list("abcdef"), {"turn_seconds": 0.4, "hands": 1})["id"]
+    # two seconds: the check before the deadline must come before it on a busy machine too (0.4 s did not)
+    gid = service.games.create_game("dalmuti", list("abcdef"), {"turn_seconds": 2, "hands": 1})["id"]
     table = service.tables.table(gid, fresh=True)
     acting = [int(s) for s, c in table["clock"].items() if c.get("deadline")]
     assert len(acting) > 1
