@@ -235,6 +235,42 @@ def test_requests_being_flushed_are_counted_until_redis_has_them(service):
     assert used == [1, 2, 3, 4, 5]  # the fifth is over the quota: refused
 
 
+def test_a_request_counted_in_redis_while_a_flush_is_on_its_way_counts_what_the_flush_carries(service):
+    """Past its share a request adds itself to Redis at once; a flush of the same window on its way
+    meanwhile holds requests this process let through.  Whichever add Redis takes first, the request's
+    count holds them: it read 10 (its own add alone) where 23 had been let through."""
+    import secrets
+    import threading
+
+    counts = Counts(service.redis, f"naipes:rate:racing-{secrets.token_hex(4)}", processes=2)
+    counts._flusher_pid = _process[0]  # no background flush: this test flushes when it says
+    real, inside, go = counts._add, threading.Event(), threading.Event()
+
+    def held(amounts):  # the flush's round trip, held before it reaches Redis
+        if threading.current_thread().name == "flush-held":
+            inside.set()
+            assert go.wait(5)
+        return real(amounts)
+
+    counts._add = held
+    at = 1_000_000_020.0  # one window, whatever the clock says
+    assert counts.hit("key", 60, 60, "credential", now=at, cost=13).used == 13  # within the share (15)
+    flush = threading.Thread(target=counts.flush, kwargs={"now": at}, name="flush-held")
+    flush.start()
+    assert inside.wait(5)
+    seen = []
+    past = threading.Thread(target=lambda: seen.append(counts.hit("key", 60, 60, "credential", now=at, cost=10)))
+    past.start()  # past the share: added to Redis at once
+    past.join(0.3)
+    go.set()
+    flush.join(5)
+    past.join(5)
+    assert [w.used for w in seen] == [23]
+    assert int(service.redis.get(f"{counts.prefix}:key:60:60:{int(at // 60)}")) == 23
+    assert counts.hit("key", 60, 60, "credential", now=at, cost=37).used == 60  # the quota, exactly
+    assert counts.hit("key", 60, 60, "credential", now=at).exceeded
+
+
 def test_every_process_counts_into_one_shared_count(service, monkeypatch):
     """Two web processes over one Redis: together they let through the quota, and at most the unflushed
     shares over it (half of it); once over, both refuse; after their flushes Redis holds every request

@@ -296,6 +296,9 @@ class Counts:
         self._counts: dict[str, _Count] = {}
         self._expiring: set[str] = set()  # keys this process has given their expiry
         self._lock = threading.Lock()
+        # one add to Redis at a time: a request counted there reads back every add of this process
+        # before it, and what is still on its way (``flushing``) is exactly what Redis does not hold
+        self._adding = threading.Lock()
         self._flusher_pid: int | None = None
 
     def hit(self, name: str, quota: int, window: int, kind: str, now: float | None = None, cost: int = 1) -> Window:
@@ -314,14 +317,18 @@ class Counts:
                 self._ensure_flusher()
                 return Window(kind, quota, window, count.known + count.flushing + count.pending, reset)
             amount, count.pending = count.pending + cost, 0
-        try:
-            used = self._add({key: (amount, window)})[key]
-        except redis.RedisError:  # a Redis hiccup must not turn into refused requests: count here meanwhile
+        with self._adding:  # a flush's add lands before or after this one, never beside it
+            try:
+                added = self._add({key: (amount, window)})[key]
+            except redis.RedisError:  # a Redis hiccup must not turn into refused requests: count here meanwhile
+                with self._lock:
+                    count.pending += amount
+                    return Window(kind, quota, window, count.known + count.flushing + count.pending, reset)
             with self._lock:
-                count.pending += amount
-                return Window(kind, quota, window, count.known + count.flushing + count.pending, reset)
-        with self._lock:
-            count.known = max(count.known, used)
+                count.known = max(count.known, added)
+                # what this process let through and Redis does not hold yet counts too: a flush waiting
+                # for its turn, and the requests let through on the process's share meanwhile
+                used = added + count.flushing + count.pending
         return Window(kind, quota, window, used, reset)
 
     def _add(self, amounts: dict[str, tuple[int, int]]) -> dict[str, int]:
@@ -357,18 +364,19 @@ class Counts:
                 c.pending = 0
         if not amounts:
             return
-        try:
-            added = self._add(amounts)
-        except redis.RedisError:
+        with self._adding:
+            try:
+                added = self._add(amounts)
+            except redis.RedisError:
+                with self._lock:
+                    for key, c in due.items():
+                        c.flushing -= amounts[key][0]
+                        c.pending += amounts[key][0]
+                return
             with self._lock:
                 for key, c in due.items():
                     c.flushing -= amounts[key][0]
-                    c.pending += amounts[key][0]
-            return
-        with self._lock:
-            for key, c in due.items():
-                c.flushing -= amounts[key][0]
-                c.known = max(c.known, added[key])
+                    c.known = max(c.known, added[key])
 
     def _ensure_flusher(self) -> None:
         """The flush runs on a thread of each process (started after a fork, by the first request); it
