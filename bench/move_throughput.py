@@ -13,12 +13,17 @@ the ``states`` loop driven from Node (``bench/push/load.js``, no package to inst
 load generator drives boardgame.io, so that the two push loops are measured with clients alike
 (its CPU counts the Node client's whole run, its start and play-out included, as the peer's does).  The bare
 app answers the same two requests (one Redis GET, then JSON parsing and one
-XADD) on the same gunicorn configuration.  The peer (``bench/peer``, run when
+XADD) on the same gunicorn configuration; ``bare-push`` is the floor of the push loops on this stack:
+the bare app's tables played one request per move, each seat on a stream of its own pushed its turn
+(a read and one pipeline of XADD, SET and PUBLISH per move, one subscription per web process), with no
+rules, hashes or views.  The peer (``bench/peer``, run when
 Node.js is there) is boardgame.io with a shedding game of secret hands, as
 many tables as clients, every seat a socket.io client pushed its state.
 Latency is of the POSTs (of the peer's moves); moves per second count moves
-over the whole run.  For the two-request loops, a line below gives the latency of the moves that
-ended a game, and of the games' creations, apart (the POSTs' figures count the former, not the latter).
+over the whole run; CPU per move is over every process of the loop, and apart, the servers' (web
+workers and Redis; the peer's Node server) and the load generator's.  For the two-request loops, a
+line below gives the latency of the moves that ended a game, and of the games' creations, apart (the
+POSTs' figures count the former, not the latter).
 
     .venv/bin/python bench/move_throughput.py [--clients 8 16] [--seconds 15] [--rounds 3] [--loops naipes bare peer]
 
@@ -240,6 +245,49 @@ def bare_client(base: str, stop: float, out: list, seed: int) -> None:
         assert status == 201
 
 
+def _bare_seat(base: str, gid: str, seat: int, stop: float, out: list, source: str) -> None:
+    """A seat of the bare push loop: it follows its stream and posts when pushed its turn."""
+    post = Conn(base, source)
+    host, port = base.removeprefix("http://").split(":")
+    stream = http.client.HTTPConnection(host, int(port), timeout=30, source_address=(source, 0))
+    stream.request("GET", f"/push/{gid}/stream?seat={seat}")
+    lines = stream.getresponse().fp
+    try:
+        while time.monotonic() < stop + PLAY_OUT_SECONDS:
+            raw = lines.readline()
+            if not raw:
+                return
+            if raw.startswith(b"data: "):
+                state = orjson.loads(raw[6:])
+                if state["finished"]:
+                    return
+                t0 = time.perf_counter()
+                status, body = post.call("POST", f"/push/{gid}/moves", {"type": "play", "turn": state["turn"]})
+                if status == 201:
+                    out.append(time.perf_counter() - t0)
+                else:
+                    assert status == 412, body
+    finally:
+        stream.close()
+
+
+def bare_push_client(base: str, stop: float, out: list, seed: int) -> None:
+    """A table of the bare push loop: a thread per seat on its own stream and connection, one request per
+    move, games played one after another (their end pushed to every seat), as the push loops' tables."""
+    n = 0
+    while time.monotonic() < stop:
+        gid = f"p{_FIRST_ADDRESS[0]}-{seed}-{n}"
+        seats = [
+            threading.Thread(target=_bare_seat, args=(base, gid, i, stop, out, address(seed, i)), daemon=True)
+            for i in range(SEATS)
+        ]
+        for t in seats:
+            t.start()
+        for t in seats:
+            t.join(timeout=max(0.0, stop + PLAY_OUT_SECONDS + 1 - time.monotonic()))
+        n += 1
+
+
 PUSH_JS = Path(__file__).resolve().parent / "push" / "load.js"
 
 
@@ -327,8 +375,8 @@ def main() -> None:
     ap.add_argument(
         "--loops",
         nargs="+",
-        default=["naipes", "push", "turn", "states", "states-node", "bare", "peer"],
-        choices=["naipes", "push", "turn", "states", "states-node", "bare", "peer"],
+        default=["naipes", "push", "turn", "states", "states-node", "bare", "bare-push", "peer"],
+        choices=["naipes", "push", "turn", "states", "states-node", "bare", "bare-push", "peer"],
     )
     ap.add_argument(
         "--before",
@@ -357,6 +405,7 @@ def main() -> None:
                 ("states", states_client, app_base),
                 ("states-node", None, app_base),
                 ("bare", bare_client, bare_base),
+                ("bare-push", bare_push_client, bare_base),
                 ("peer", None, None),
             )
             if name in args.loops or (name == "before" and before_base is not None)
@@ -371,6 +420,7 @@ def main() -> None:
             for clients in args.clients:
                 moves = {name: 0 for name, _, _ in loops}
                 cpu = {name: 0.0 for name, _, _ in loops}  # CPU seconds of every process the loop runs on
+                load = {name: 0.0 for name, _, _ in loops}  # of them, the load generator's
                 latencies: dict[str, list[float]] = {name: [] for name, _, _ in loops}
                 refused = {name: 0 for name, _, _ in loops}
                 ends: dict[str, list[float]] = {name: [] for name, _, _ in loops}
@@ -391,6 +441,7 @@ def main() -> None:
                             moves[name] += found["moves"]
                             latencies[name].extend(found["latencies_ms"])
                             cpu[name] += found["server_cpu_s"] + found["load_cpu_s"]
+                            load[name] += found["load_cpu_s"]
                             continue
                         web = servers[base].pid
                         if name == "states-node":
@@ -406,6 +457,7 @@ def main() -> None:
                                 continue
                             # the web workers and Redis until the slice's end, the Node client all along
                             cpu[name] += cpu_delta(*spent) + found["load_cpu_s"]
+                            load[name] += found["load_cpu_s"]
                             moves[name] += found["moves"]
                             latencies[name].extend(ms / 1000 for ms in found["latencies_ms"])
                             refused[name] += found["refused"]
@@ -420,6 +472,7 @@ def main() -> None:
                         rate, lat = drive(fn, base, clients, slice_)
                         at_stop.join()
                         cpu[name] += cpu_delta(*spent)
+                        load[name] += spent[1].get(os.getpid(), 0.0) - spent[0].get(os.getpid(), 0.0)
                         moves[name] += round(rate * slice_)
                         latencies[name].extend(lat)
                         refused[name] += len(REFUSED)
@@ -437,11 +490,13 @@ def main() -> None:
                         best[name] = (rate, clients, percentile(lat, 0.99))
                     what = f"boardgame.io, {clients} tables" if name == "peer" else f"{refused[name]} 429s"
                     per_move = cpu[name] / moves[name] * 1000 if moves[name] else float("nan")
+                    by_load = load[name] / moves[name] * 1000 if moves[name] else float("nan")
                     print(
                         f"{clients:3d} clients  {name:11s}  {rate:8.1f} moves/s"
                         f"  p50 {percentile(lat, 0.5) * 1000:6.2f} ms"
                         f"  p99 {percentile(lat, 0.99) * 1000:6.2f} ms"
-                        f"  CPU {per_move:5.2f} ms/move  ({moves[name]} moves, {what})"
+                        f"  CPU {per_move:5.2f} ms/move (servers {per_move - by_load:4.2f}, load {by_load:4.2f})"
+                        f"  ({moves[name]} moves, {what})"
                     )
                     if ends[name]:  # the two-request loops: a game's last move, a game's creation
                         print(
@@ -452,8 +507,10 @@ def main() -> None:
                         )
                 ratios = [
                     f"{a}/{b} {rows[a] / rows[b]:.2f}"
-                    for a in ("naipes", "before", "push", "turn", "states", "states-node")
-                    for b in ("bare", "peer")
+                    for a in ("naipes", "before", "push", "turn", "states", "states-node", "bare-push")
+                    # the two-request loops against the bare stack's, the push loops against its floor
+                    for b in ("bare" if a in ("naipes", "before") else "bare-push", "peer")
+                    if a != b
                     if a in rows and b in rows and rows[b]
                 ]
                 if ratios:

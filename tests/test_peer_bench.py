@@ -61,3 +61,28 @@ def test_the_node_push_client_plays_naipes_tables_to_their_end(redis_url):
     assert result["moves"] > 0 and result["games"] >= 2, {k: v for k, v in result.items() if k != "latencies_ms"}
     assert result["errors"] == 0 and result["unexpected"] == {}, result
     assert result["latencies_ms"] == sorted(result["latencies_ms"]) and len(result["latencies_ms"]) == result["moves"]
+
+
+def test_the_bare_push_floor_plays_whole_games_one_request_per_move(redis_url):
+    """``bare-push`` (bench/move_throughput.py), the floor the push loops are measured against, plays what
+    it claims: every table's games reach their last move, each move one POST by the seat pushed its turn,
+    every turn taken once (the log holds as many events as the game has moves)."""
+    import redis
+
+    from bench import move_throughput as mt
+    from bench.bare import MOVES_PER_GAME
+    from bench.common import gunicorn
+
+    proc, base = gunicorn("bench.bare:app", redis_url)
+    try:
+        rate, latencies = mt.drive(mt.bare_push_client, base, 2, 1.5)
+    finally:
+        proc.terminate()
+        proc.wait(15)
+    assert rate > 0 and len(latencies) == round(rate * 1.5)
+    client = redis.Redis.from_url(redis_url)
+    games = [k.decode().split("}")[0].removeprefix("bare:{") for k in client.scan_iter("bare:{p*}:turn")]
+    assert len(games) >= 2, games
+    for game in games:  # played out after the run's end, as the push loops' tables are
+        assert int(client.get(f"bare:{{{game}}}:turn")) == MOVES_PER_GAME, game
+        assert client.xlen(f"bare:{{{game}}}:events") == MOVES_PER_GAME, game
