@@ -373,10 +373,19 @@ class EventStore:
         pipe = self.redis.pipeline(transaction=True)
         if replace:
             pipe.delete(key(game_id, "auth"))
-        if mapping:
-            pipe.hset(key(game_id, "auth"), mapping={h: str(s) for h, s in mapping.items()})
-        self._tell_tokens(pipe, game_id)
+        self.tokens_write(game_id, mapping)(pipe)
         pipe.execute()
+
+    def tokens_write(self, game_id: str, mapping: dict[str, int]) -> Callable[[Any], None]:
+        """:meth:`set_tokens`'s write of a game that holds none yet, queued on a pipeline it is given (a
+        new game's append carries it: ``also`` of :meth:`append`)."""
+
+        def write(pipe: Any) -> None:
+            if mapping:
+                pipe.hset(key(game_id, "auth"), mapping={h: str(s) for h, s in mapping.items()})
+            self._tell_tokens(pipe, game_id)
+
+        return write
 
     def drop_tokens(self, game_id: str, digests: list[str]) -> None:
         """Drop seat tokens (their hashes), and tell the processes following the game."""

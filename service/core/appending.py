@@ -126,7 +126,15 @@ class Appender:
         *,
         idempotency_key: str | None = None,
         response: bytes | None = None,
+        beside: list[Callable[[Any], None]] | None = None,
     ) -> bytes | None:
+        """Append ``envs`` (``old`` to ``new``) with what an append writes beside it, and set going what
+        follows it.  ``beside``: more writes of the game's own keys for the same round trip (a new game's
+        owner and seat tokens)."""
+        also = self._due_mark(game_id, new, old)
+        if beside:
+            writes = [*beside, also] if also is not None else list(beside)
+            also = lambda pipe: [write(pipe) for write in writes]  # noqa: E731
         result = self.naipes.store.append(
             game_id,
             old["version"] if old else 0,
@@ -134,7 +142,7 @@ class Appender:
             snapshot=dumps(new),
             idempotency_key=idempotency_key,
             response=response,
-            also=self._due_mark(game_id, new, old),
+            also=also,
         )
         if result.replayed is not None:
             return result.replayed

@@ -139,15 +139,23 @@ class Games:
                 more, table = self.naipes.appender.append_events(game_id, table, start, actor="system", stamp=stamp)
                 envs += more
                 envs, table = self.naipes.appender.settle(game_id, envs, table, stamp)
-            self.naipes.visibility.write_meta(game_id, owner=owner, tournament=tournament, drawn=not given)
             named = [i for i in range(len(names)) if i not in open_seats]
+            # a game made under an id drawn for it is new to every process: its owner and its seats'
+            # tokens ride in its append's round trip (nobody knows its id before the answer); under an
+            # id reserved beforehand they are written first, as a retried creation reads them
+            beside: list = []
+            meta = self.naipes.visibility.meta_write(game_id, owner=owner, tournament=tournament, drawn=not given)
+            if meta is not None and given:
+                self._now(meta)
+            elif meta is not None:
+                beside.append(meta)
             if tokens:
-                seats = self.new_tokens(game_id, names, replace=given, only=named)
+                seats = self.new_tokens(game_id, names, replace=given, only=named, beside=None if given else beside)
             else:
                 seats = [{"seat": i, "player": names[i]} for i in named]
             invitations = self.naipes.seats.invite(game_id, open_seats, replace=True) if open_seats else []
             try:
-                self.naipes.appender.commit(game_id, None, table, envs)
+                self.naipes.appender.commit(game_id, None, table, envs, beside=beside)
             except VersionConflict:
                 if not given:
                     raise
@@ -158,22 +166,39 @@ class Games:
                 answer["invitations"] = invitations
             return answer
 
+    def _now(self, write) -> None:
+        """A write queued for an append, made at once instead."""
+        pipe = self.naipes.redis.pipeline(transaction=False)
+        write(pipe)
+        pipe.execute()
+
     def tournament_seat_token(self, game_id: str, seat: int) -> str:
         """The seat token of a tournament table, derived from the service secret (never stored)."""
         return seat_token(game_id, self.naipes.secret.token("tournament-seat", game_id, seat))
 
     def new_tokens(
-        self, game_id: str, players: list[str], *, replace: bool, only: list[int] | None = None
+        self,
+        game_id: str,
+        players: list[str],
+        *,
+        replace: bool,
+        only: list[int] | None = None,
+        beside: list | None = None,
     ) -> list[dict]:
         """A fresh token for every seat (``only``: for these seats), stored hashed (``replace``: the
         game's earlier ones stop working).  A tournament table's tokens are derived from the service
-        secret instead of drawn."""
+        secret instead of drawn.  ``beside``: a new game's writes its append carries, where the tokens'
+        write is queued instead of made now (the game holds none yet)."""
         seats = list(range(len(players))) if only is None else list(only)
         if self.naipes.visibility.context(game_id).tournament:
             tokens = [self.tournament_seat_token(game_id, i) for i in seats]
         else:
             tokens = [seat_token(game_id) for _ in seats]
-        self.naipes.store.set_tokens(game_id, {token_hash(t): i for i, t in zip(seats, tokens)}, replace=replace)
+        mapping = {token_hash(t): i for i, t in zip(seats, tokens)}
+        if beside is not None and not replace:
+            beside.append(self.naipes.store.tokens_write(game_id, mapping))
+        else:
+            self.naipes.store.set_tokens(game_id, mapping, replace=replace)
         if replace:
             self.naipes.identity.forget(game_id)
         return [{"seat": i, "player": players[i], "token": t} for i, t in zip(seats, tokens)]

@@ -18,6 +18,9 @@ from service.core.identity import Viewer
 from service.core.sight import GameContext, Sight
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from service.core.naipes import Naipes
 
 log = logging.getLogger("naipes.visibility")
@@ -50,10 +53,32 @@ class Visibility:
         """What a game's log does not say about it: who owns it, its tournament, where it came from.
         ``drawn``: the game is made here under an id drawn for it, which no tournament reserved: its
         context is what is written, and is kept as it is read (the creation's next steps read it)."""
+        write = self.meta_write(game_id, owner=owner, tournament=tournament, origin=origin, drawn=drawn)
+        if write is not None:
+            pipe = self.naipes.redis.pipeline(transaction=False)
+            write(pipe)
+            pipe.execute()
+
+    def meta_write(
+        self,
+        game_id: str,
+        *,
+        owner: str | None = None,
+        tournament: str | None = None,
+        origin: dict | None = None,
+        drawn: bool = False,
+    ) -> Callable[[Any], None] | None:
+        """:meth:`write_meta`'s write, queued on a pipeline it is given (the creation's append carries it:
+        ``also`` of :meth:`events.store.EventStore.append`), or None when there is nothing to write; the
+        context is kept from now as :meth:`write_meta` keeps it."""
         meta = {"owner": owner, "tournament": tournament, "origin": dumps(origin).decode() if origin else None}
         meta = {k: v for k, v in meta.items() if v is not None}
-        if meta:
-            self.naipes.redis.hset(key(game_id, "meta"), mapping=meta)
+        self._keep(game_id, owner, tournament, origin, drawn)
+        if not meta:
+            return None
+        return lambda pipe: pipe.hset(key(game_id, "meta"), mapping=meta)
+
+    def _keep(self, game_id: str, owner: str | None, tournament: str | None, origin: dict | None, drawn: bool) -> None:
         with self._lock:
             if drawn and tournament is None and origin is None:
                 self._contexts[game_id] = GameContext(owner=owner)
