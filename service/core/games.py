@@ -160,7 +160,7 @@ class Games:
                 if not given:
                     raise
                 return self.reissue(game_id)  # created meanwhile by another attempt with this id
-            self.naipes.listing.index(game_id, table, created=True)
+            self.naipes.listing.index(game_id, table, created=True, new=not given)
             answer = {"id": game_id, "game": game_type, "version": table["version"], "seats": seats}
             if open_seats:
                 answer["invitations"] = invitations

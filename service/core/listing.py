@@ -98,9 +98,11 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1
 """
 
-    def index(self, game_id: str, table: dict, created: bool = False) -> None:
+    def index(self, game_id: str, table: dict, created: bool = False, new: bool = False) -> None:
         """List a game, or move it in the listing (its status changed).  ``created``:
-        a new game (or one made again under its id): its summary replaces any stored."""
+        a new game (or one made again under its id): its summary replaces any stored.  ``new``: a game
+        made just now under an id drawn for it, never listed before: its summary and its places are
+        written in one round trip."""
         ctx = self.naipes.visibility.context(game_id)
         status = self.status(table)
         held = status == "finished" and ctx.duplicate and not self._end_public(game_id, table)
@@ -122,8 +124,12 @@ return 1
             info["held"] = True
         running_timed = info["timed"] and status == "active"
         pipe = self.naipes.redis.pipeline(transaction=False)
-        pipe.zadd(INDEX, {game_id: pages.now_ms()}, nx=True)  # a game keeps the place it was first listed at
-        pipe.zscore(INDEX, game_id)
+        if new:  # its summary first: a read meeting it in a set before then would pass it by
+            pipe.hset(INDEX_INFO, game_id, dumps(info))
+        score = pages.now_ms()
+        pipe.zadd(INDEX, {game_id: score}, nx=True)  # a game keeps the place it was first listed at
+        if not new:
+            pipe.zscore(INDEX, game_id)
         if running_timed:
             pipe.sadd(RUNNING_TIMED, game_id)
             # an imported game's deadlines were never scheduled: the reconcile pass looks at it now
@@ -131,6 +137,10 @@ return 1
         else:
             pipe.srem(RUNNING_TIMED, game_id)
             pipe.zrem(DUE, game_id)
+        if new:
+            self._place(pipe, game_id, info, score, status)
+            pipe.execute()
+            return
         score = pipe.execute()[1]
         put = self.__dict__.get("_put_summary") or self.__dict__.setdefault(
             "_put_summary", self.naipes.redis.register_script(self._PUT_SUMMARY)
@@ -138,13 +148,17 @@ return 1
         if not put(keys=[INDEX_INFO], args=[game_id, table["version"], dumps(info), "1" if created else "0"]):
             return  # a later version's summary is stored, and listed where it belongs
         pipe = self.naipes.redis.pipeline(transaction=False)
+        self._place(pipe, game_id, info, score, status)
+        pipe.execute()
+
+    def _place(self, pipe, game_id: str, info: dict, score: float, status: str) -> None:
+        """Queue the writes that put a listed game in the sets of its summary, and out of the others."""
         for k in self.listing_keys(info):
             pipe.zadd(k, {game_id: int(score)})
         for k in self.unlisted_keys(info):
             pipe.zrem(k, game_id)
         if status == "finished":  # its end is listed (held by the embargo, or finished)
             pipe.zrem(ENDING, game_id)
-        pipe.execute()
 
     def _lifted(self, game_id: str) -> bool:
         """Whether a table listed as held by its round's embargo may now be listed finished (the
