@@ -251,3 +251,23 @@ def test_start_refuses_while_a_redis_left_by_a_killed_start_still_runs_over_the_
         )
         assert r.returncode == 1 and left.url in r.stderr and "shut it down first" in r.stderr, r.stdout + r.stderr
         assert (tmp_path / "redis.url").read_text().strip() == left.url
+
+
+def test_a_secret_too_short_is_refused_before_anything_starts(tmp_path):
+    """A NAIPES_SECRET under 32 bytes: the start command says so and exits, having started nothing (it
+    once started and answered every creation 500); an application given one refuses to be built."""
+    import pytest
+
+    from service.core.naipes import Naipes
+
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "NAIPES_API_KEYS")}
+    env.update(NAIPES_DATA=str(tmp_path), NAIPES_BIND=f"127.0.0.1:{free_port()}", PYTHONPATH=str(ROOT))
+    env["NAIPES_SECRET"] = "too-short"
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli", "start"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode != 0
+    assert "NAIPES_SECRET is 9 bytes" in done.stderr and "at least 32" in done.stderr, done.stderr
+    assert not (tmp_path / "redis").exists() and not (tmp_path / "redis.url").exists()
+    with pytest.raises(ValueError, match="at least 32 bytes"):
+        Naipes(None, secret="too-short")  # type: ignore[arg-type]

@@ -50,6 +50,7 @@ def start(bind: str, appendfsync: str) -> None:
     from events.embedded import EmbeddedRedis
 
     folder = data_dir()
+    secret = service_secret(folder)  # a secret too short is refused before anything starts
     lock = hold_data_folder(folder, "start", api=f"http://{bind}")
     embedded = None
     redis_url = os.environ.get("REDIS_URL")
@@ -78,7 +79,7 @@ def start(bind: str, appendfsync: str) -> None:
         "REDIS_URL": redis_url,
         "NAIPES_API_KEYS": ",".join(keys),
         "NAIPES_BIND": bind,
-        "NAIPES_SECRET": service_secret(folder),
+        "NAIPES_SECRET": secret,
     }
     if not env.get("PROMETHEUS_MULTIPROC_DIR"):  # /metrics adds up every process of this run
         import shutil

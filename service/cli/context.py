@@ -98,7 +98,15 @@ def application():
 
 
 def service_secret(folder: Path) -> str:
-    """NAIPES_SECRET, or the secret made once and kept in the data folder."""
-    from service.core.house_secret import ensure_secret_file
+    """NAIPES_SECRET, or the secret made once and kept in the data folder.  A NAIPES_SECRET shorter
+    than the service takes is refused here, before anything starts."""
+    from service.core.house_secret import MIN_LENGTH, ensure_secret_file
 
-    return os.environ.get("NAIPES_SECRET") or ensure_secret_file(folder)
+    given = os.environ.get("NAIPES_SECRET")
+    if given and len(given.encode()) < MIN_LENGTH:
+        raise click.ClickException(
+            f"NAIPES_SECRET is {len(given.encode())} bytes; the service secret must be at least {MIN_LENGTH} "
+            "(unset it to use the one kept in the data folder, or make one: python -c "
+            "'import secrets; print(secrets.token_hex(32))')"
+        )
+    return given or ensure_secret_file(folder)

@@ -21,6 +21,7 @@ This module knows no HTTP and no game by name.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import redis
@@ -56,6 +57,12 @@ class Naipes:
         secret: str | bytes | None = None,
         max_search_games: int = DEFAULT_MAX_SEARCH_GAMES,
     ):
+        given = secret if secret is not None else os.environ.get("NAIPES_SECRET")
+        # checked first: a process given a secret it cannot use refuses to start
+        self._secret: HouseSecret | None = (
+            HouseSecret(given.encode() if isinstance(given, str) else given) if given else None
+        )
+        self._given_secret = secret
         self.redis = client
         # games with search bots one key runs at once (0: no limit); see service.core.quotas
         self.max_search_games = max_search_games
@@ -64,8 +71,6 @@ class Naipes:
         self.queue_redis = queue_client if queue_client is not None else client
         self.store = EventStore(client)
         self.keys = KeyStore(client, api_keys)
-        self._given_secret = secret
-        self._secret: HouseSecret | None = None
         # called after every successful append with (old table, new table, game id)
         self.scheduler = scheduler
         # called with (game id, table) once a game has reached its end
