@@ -103,6 +103,13 @@ def test_etag_is_the_version_and_if_none_match_gives_304(client, integrator):
     r = client.get(f"/games/{g['id']}")
     assert r.headers["ETag"] == f'"{g["version"]}"'
     assert client.get(f"/games/{g['id']}", headers={"If-None-Match": r.headers["ETag"]}).status_code == 304
+    # If-None-Match compares weakly (RFC 9110, 13.1.2): a weak tag, a list holding the version, and *
+    v = g["version"]
+    for matching in (f'W/"{v}"', f'"{v + 5}", "{v}"', f'"{v + 5}", W/"{v}"', "*"):
+        again = client.get(f"/games/{g['id']}", headers={"If-None-Match": matching})
+        assert again.status_code == 304 and again.headers["ETag"] == f'"{v}"', matching
+    for other in (f'"{v + 1}"', f'W/"{v + 1}"', f'"{v + 1}", "{v + 2}"', "garbage"):
+        assert client.get(f"/games/{g['id']}", headers={"If-None-Match": other}).status_code == 200, other
 
 
 def _acting(client, g):

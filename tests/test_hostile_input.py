@@ -161,14 +161,22 @@ def test_if_match_takes_only_ascii_digits_of_sane_length(client, integrator, gam
     _, auth = seat_to_act(client, game)
     gid = game["id"]
     before = head(client, integrator, gid)
-    for value in ["9" * 5000, "\u00b2", "\u0663".encode().decode("latin-1"), "1" * 19, "", "W/", "1 2", "0x1", "-1"]:
+    version = before[0]
+    bad = ["9" * 5000, "\u00b2", "\u0663".encode().decode("latin-1"), "1" * 19, "", "W/", "1 2", "0x1", "-1"]
+    bad += [f'"{version}", "{version + 1}"', f'"{version}",', '"', '""', "**", f'W/"{version}", "{version}"']
+    for value in bad:
         r = post_raw(client, f"/games/{gid}/moves", '{"type": "pass"}', {**auth, "If-Match": value})
         problem(r, 400, "If-Match", "ASCII digits")
     assert head(client, integrator, gid) == before
     r = post_raw(client, f"/games/{gid}/moves", '{"type": "pass"}', {**auth, "If-Match": '"999"'})
-    assert problem(r, 412, "999")["current_version"] == before[0]
+    assert problem(r, 412, "999")["current_version"] == version
     move = client.get(f"/games/{gid}/legal-moves", headers=auth).get_json()["moves"][0]
-    r = client.post(f"/games/{gid}/moves", json=move, headers={**auth, "If-Match": f'W/"{before[0]}"'})
+    # If-Match compares strongly (RFC 9110): a weak tag never matches, even the current version's
+    for weak in (f'W/"{version}"', f'w/"{version}"'):
+        r = client.post(f"/games/{gid}/moves", json=move, headers={**auth, "If-Match": weak})
+        assert problem(r, 412, "weak")["type"].endswith("precondition-failed")
+    assert head(client, integrator, gid) == before
+    r = client.post(f"/games/{gid}/moves", json=move, headers={**auth, "If-Match": "*"})  # any version
     assert r.status_code == 201, r.get_json()
 
 

@@ -101,7 +101,9 @@ class Game(MethodView):
     @blp.response(
         200, s.GameViewSchema, headers={"ETag": {"description": "The game's version", "schema": {"type": "string"}}}
     )
-    @blp.alt_response(304, description="Not modified (If-None-Match names the current version)")
+    @blp.alt_response(
+        304, description="Not modified (If-None-Match names the current version, weakly compared, or is *)"
+    )
     @errors(401, 403, 404)
     @blp.doc(
         security=ANY,
@@ -120,7 +122,9 @@ class Game(MethodView):
     def get(self, game_id):
         view = app_service().reads.state_view(game_id, current_caller())
         etag = f'"{view["version"]}"'
-        if request.headers.get("If-None-Match") == etag:
+        # weak comparison (RFC 9110, 13.1.2): W/"4" and "4" match alike, a list matches by any of its
+        # tags, and * matches any version
+        if request.if_none_match.contains_weak(str(view["version"])):
             return Response(status=304, headers={"ETag": etag})
         return json_response(view, headers={"ETag": etag})
 
@@ -168,7 +172,10 @@ class Moves(MethodView):
                 "name": "If-Match",
                 "required": False,
                 "schema": {"type": "string"},
-                "description": "The version the move expects (an ETag); 412 if the game has moved on",
+                "description": "The version the move expects: one ETag as the game's responses give it "
+                '(`"42"`), or `*` (any version). Compared strongly, as RFC 9110 says: a weak tag '
+                '(`W/"42"`) never matches (412 `precondition-failed`); 412 `version-mismatch` if the game '
+                "has moved on; 400 for anything else (a list of tags, a tag that is no version)",
             },
             {
                 "in": "header",
@@ -200,15 +207,28 @@ def idempotency_key(raw: str | None) -> str | None:
 
 
 def if_match_version(raw: str | None) -> int | None:
-    """The version a move's If-Match header names, checked (400 problem)."""
+    """The version a move's If-Match header names, checked: one entity tag as ETag gives it (``"42"``;
+    the bare number is taken too), or ``*`` (any version: the game exists).  If-Match compares strongly
+    (RFC 9110, 13.1.1): a weak tag (``W/"42"``) never matches, a 412.  Anything else is a 400."""
     if raw is None:
         return None
-    value = raw.strip().removeprefix("W/").strip('"')
-    if not _VERSION.fullmatch(value):
+    tags = [tag.strip() for tag in raw.split(",")]
+    if tags == ["*"]:
+        return None
+    if len(tags) == 1 and tags[0][:2] in ("W/", "w/") and _VERSION.fullmatch(tags[0][2:].strip('"')):
+        raise ProblemError(
+            412,
+            "Weak entity tag",
+            f"If-Match compares entity tags strongly, so the weak tag {tags[0]} never matches: send the ETag "
+            f"as given ({tags[0][2:]})",
+            "precondition-failed",
+        )
+    value = tags[0][1:-1] if len(tags[0]) > 1 and tags[0][0] == tags[0][-1] == '"' else tags[0]
+    if len(tags) != 1 or not _VERSION.fullmatch(value):
         raise ProblemError(
             400,
             "Bad If-Match",
-            "If-Match must be a version number (1 to 18 ASCII digits), as given in ETag",
+            "If-Match must name one version (1 to 18 ASCII digits, quoted as ETag gives it), or be *",
             "bad-request",
         )
     return int(value)
