@@ -376,6 +376,7 @@ def _seats(table: dict, env: dict) -> None:
     names = list(table["state"].get("players", []))
     if etype == SEAT_CLAIMED:
         table["open"] = [s for s in open_seats(table) if s != seat]
+        table["claimed"] = sorted({*table.get("claimed", ()), seat})  # seats whose invitation was used
         names[seat] = d["player"]
         _seat_names(table, module, names)
     elif not started(table):  # SEAT_LEFT before the game starts: the seat is open again

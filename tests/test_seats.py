@@ -190,7 +190,9 @@ def test_refused_claims_give_no_token(client, integrator):
     assert _claim(client, gid, 1, "inv_not-the-code", "bea", status=409)["type"].endswith("wrong-invitation")
     assert _claim(client, gid, 1, inv[2], "bea", status=409)["type"].endswith("wrong-invitation")
     assert _claim(client, gid, 7, inv[1], "bea", status=422)["type"].endswith("bad-seat")
-    assert _claim(client, gid, 0, inv[1], "bea", status=410)["type"].endswith("invitation-used")
+    # seat 0 was named when the game was made: it never had an invitation to use
+    refused = _claim(client, gid, 0, inv[1], "bea", status=409)
+    assert refused["type"].endswith("seat-not-open") and "never had an invitation" in refused["detail"]
     assert _claim(client, gid, 1, inv[1], "ana", status=409)["type"].endswith("name-taken")
     assert _claim(client, "0123456789abcdef", 1, inv[1], "bea", status=404)["type"].endswith("game-not-found")
     assert _claim(client, gid, "x", inv[1], "bea", status=422)["type"].endswith("bad-seat")

@@ -103,8 +103,8 @@ def test_bad_claims_are_named_and_change_nothing(client, integrator):
         (_claim(client, gid, "-1", inv[1], "eli"), 422, "bad-seat"),
         (_claim(client, gid, "1.0", inv[1], "eli"), 422, "bad-seat"),
         (_claim(client, gid, "\u0661", inv[1], "eli"), 422, "bad-seat"),  # an Arabic-Indic one
-        # a seat taken at creation: its invitation never was
-        (_claim(client, gid, 0, inv[1], "eli"), 410, "invitation-used"),
+        # a seat given its player at creation: it never had an invitation
+        (_claim(client, gid, 0, inv[1], "eli"), 409, "seat-not-open"),
         # credentials that are no invitation
         (_claim(client, gid, 1, API_KEY, "eli"), 401, "unauthorized"),
         (_claim(client, gid, 1, created["seats"][0]["token"], "eli"), 401, "unauthorized"),
@@ -147,8 +147,8 @@ def test_claims_after_the_start_and_after_the_end(client, integrator):
     gid, code = created["id"], created["invitations"][0]["invitation"]
     assert _claim(client, gid, 1, code, "bea").get_json()["started"] is True
     version = _state(client, integrator, gid)
-    _refused(_claim(client, gid, 1, code, "eli"), 410, "invitation-used")
-    _refused(_claim(client, gid, 2, code, "eli"), 410, "invitation-used")
+    _refused(_claim(client, gid, 1, code, "eli"), 410, "invitation-used")  # claimed: its invitation was used
+    _refused(_claim(client, gid, 2, code, "eli"), 409, "seat-not-open")  # named at creation: it had none
     assert _state(client, integrator, gid) == version
 
     waiting = _create(client, integrator, ["ana", None, "carl", None])

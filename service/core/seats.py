@@ -133,6 +133,13 @@ class Seats:
                 table = self._table(game_id)
                 self._check_seat(table, seat)
                 self._check_not_finished(table)
+                if seat not in facts.open_seats(table) and seat not in table.get("claimed", ()):
+                    raise ProblemError(
+                        409,
+                        "Seat not open",
+                        f"seat {seat} was given its player when the game was made: it never had an invitation",
+                        "seat-not-open",
+                    )
                 if seat not in facts.open_seats(table):
                     raise ProblemError(
                         410,
