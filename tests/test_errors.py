@@ -445,3 +445,18 @@ def test_the_contract_describes_the_constraints(app):
     constraint = spec["components"]["schemas"]["CreationConstraint"]
     assert set(constraint["required"]) == {"id", "on", "description", "schema"}
     assert "player_count" in constraint["properties"]["schema"]["description"]
+
+
+def test_an_export_sent_as_json_is_415_naming_its_type_whatever_its_lines(client, integrator):
+    """An import takes NDJSON: an export sent as application/json is a 415 naming the type, whether
+    its lines would parse as one JSON document or not (a whole export, many lines, was a 400 from the
+    JSON parser); sent as NDJSON it is taken."""
+    g = create(client, integrator)
+    export = client.get(f"/games/{g['id']}/export", headers=integrator).get_data()
+    assert export.count(b"\n") > 1
+    for body in (export, export.splitlines()[0]):
+        r = client.post("/games/import", data=body, headers={**integrator, "Content-Type": "application/json"})
+        assert "application/x-ndjson" in problem(r, 415)["detail"]
+        assert kind(r.get_json()) == "unsupported-media-type"
+    r = client.post("/games/import", data=export, headers={**integrator, "Content-Type": "application/x-ndjson"})
+    assert kind(problem(r, 409)) == "game-exists"  # read and checked: this store holds the game already

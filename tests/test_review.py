@@ -319,6 +319,9 @@ def test_freeze_notes_and_adjudication_only_grow_the_log(client, integrator):
     assert fix["result"]["scores"] == [0, 3, 4, 1] and fix["result"]["winners"] == [2]
     view = client.get(f"/games/{gid}").get_json()
     assert view["finished"] and view["result"]["adjudicated"] and view["result"]["scores"] == [0, 3, 4, 1]
+    # as the contract says: the state is the game as play stopped, and nobody is to act in it
+    assert view["to_act"] == [] and view["state"]["phase"] != "finished" and view["state"]["outcome"] is None
+    assert client.get(f"/games/{gid}/legal-moves", headers=bearer(toks[seat])).get_json()["moves"] == []
     assert client.post(f"/games/{gid}/moves", json={"type": "pass"}, headers=bearer(toks[seat])).status_code == 409
     audit = client.get(f"/games/{gid}/audit", headers=integrator).get_json()
     assert audit["chain"]["ok"] and audit["events"][: len(before)] == before

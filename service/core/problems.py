@@ -95,7 +95,8 @@ PROBLEM_TYPES: dict[str, str] = {
     "stream tell when).",
     "wrong-phase": "409: the seat is to act, but not with a move of this type: the game is in another phase or "
     "expects another decision (`rule` and the detail say which); GET legal-moves lists what it may "
-    "do now.",
+    "do now. (A seat that is not to act gets `not-your-turn`, whose `rule` may still be the game's "
+    "`wrong-phase` check.)",
     "illegal-move": "422: the move breaks a rule of the game (`rule` names it); the seat is still to act.",
     "malformed-move": "422: the move's type is unknown (the detail names the moves) or a field is missing, "
     "unknown or of the wrong type (`rule`: unknown-move, missing-field, unknown-field, "

@@ -37,6 +37,7 @@ from service.web.base import (
     problem_for,
     problem_response,
     reads_json,
+    reads_other_body,
     redis_down,
     unexpected,
 )
@@ -140,7 +141,7 @@ class StrictJSONProvider(DefaultJSONProvider):
 def _strict_body():
     """Every JSON request body goes through the strict parser before any route reads it: a body it
     refuses is a 400 naming the problem (the routes' own parsing then only sees sound JSON)."""
-    if not request.is_json:
+    if not request.is_json or reads_other_body(operation()):
         return None
     data = request.get_data(cache=True)  # a Content-Length over MAX_CONTENT_LENGTH: 413
     limit = request.max_content_length

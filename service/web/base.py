@@ -301,6 +301,14 @@ def reads_json(op) -> bool:
     return any(p.get("in") == "json" for p in params)
 
 
+def reads_other_body(op) -> bool:
+    """Whether the operation's body is of a type of its own, not JSON (an import's NDJSON): its own
+    check of the Content-Type speaks for it (415), not the JSON parser."""
+    body = ((getattr(op, "_apidoc", None) or {}).get("manual_doc") or {}).get("requestBody") or {}
+    content = body.get("content") or {}
+    return bool(content) and "application/json" not in content
+
+
 def check_credential() -> None:
     """Request hook: the operation's credential, decided before anything reads the body or the query."""
     resolve = getattr(operation(), "naipes_credential", None)

@@ -49,7 +49,15 @@ class ProblemSchema(ma.Schema):
     status = fields.Integer(required=True, metadata={"description": "HTTP status code"})
     detail = fields.String(required=True, metadata={"description": "What was wrong with this request"})
     instance = fields.String(metadata={"description": "The request path"})
-    rule = fields.String(metadata={"description": "For refused moves: the id of the rule broken"})
+    rule = fields.String(
+        metadata={
+            "description": "For refused moves and options: the id of the game's own check that refused it "
+            "(a rule of the game, or a check of turn or phase). It says why; `type` says what to do: a seat "
+            "that is not to act gets `not-your-turn` whatever check refused it, so a `not-your-turn` may "
+            "carry `rule` `wrong-phase` (the move belongs to another phase, and the seat is not to act in "
+            "this one either)"
+        }
+    )
     current_version = fields.Integer(metadata={"description": "For version mismatches: the game's version"})
     errors = fields.Dict(metadata={"description": "Field-by-field validation messages"})
     limit = fields.Integer(
@@ -461,7 +469,13 @@ class GameViewSchema(ma.Schema):
         fields.Integer(), required=True, metadata={"description": "Seats marked absent after repeated timeouts"}
     )
     frozen = fields.Boolean(required=True)
-    finished = fields.Boolean(required=True)
+    finished = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "Whether the game is over: played to its end, or ended by a reviewer (`result."
+            "adjudicated`). This field and `result`, not `state`, say whether and how the game ended"
+        },
+    )
     result = fields.Nested(
         OutcomeSchema, allow_none=True, required=True, metadata={"description": "The outcome once finished"}
     )
@@ -472,7 +486,11 @@ class GameViewSchema(ma.Schema):
         required=True,
         metadata={
             "description": "The game as this viewer may see it: for the game type `game`, its component "
-            f"({', '.join(VIEW_COMPONENTS)}), where every field says what it means and for whom it is there",
+            f"({', '.join(VIEW_COMPONENTS)}), where every field says what it means and for whom it is there. "
+            "A game a reviewer ended (a `void` or an `award`: `finished` true, `result.adjudicated` true) keeps "
+            "the state it had when play stopped: its `phase` is the phase it stopped in and its own `outcome` "
+            "(where it has one) stays null; no seat is to act (`to_act` is empty), and `result` holds the ruling. "
+            "Show such a game as stopped, from `finished` and `result`",
             "oneOf": [_ref(name) for name in VIEW_COMPONENTS],
         },
     )
