@@ -622,7 +622,7 @@ VIEW_SCHEMA: dict = {
             "phase": {
                 "type": "string",
                 "enum": [p["id"] for p in PHASES],
-                "description": "the phase of the round (see PHASES for names and descriptions)",
+                "description": "the phase of the round (`phases` of GET /game-types/cego names and describes each)",
             },
             "round_no": _int("the number of the round in play, from 1; 0 before the start", 0, 100),
             "rounds_total": _int("how many rounds the match has (option rounds)", 1, 100),

@@ -569,13 +569,13 @@ _MUST = {
 }
 
 _VIEW_PROPERTIES: dict[str, dict] = {
-    "game": {"const": "muerte", "type": "string", "description": "the game's id"},
+    "game": {"const": "muerte", "type": "string", "description": "the game type (always muerte)"},
     "rules_version": {"type": "string", "description": "the version of the rules this game is played by"},
     "phase": {
         "type": "string",
         "enum": [p["id"] for p in PHASES],
-        "description": "what the table waits for (see PHASES); between_games lasts only inside one move (a replay "
-        "stopped between two events may show it)",
+        "description": "what the table waits for (`phases` of GET /game-types/muerte describes each); "
+        "between_games lasts only inside one move (a replay stopped between two events may show it)",
     },
     "game_no": _int("the game of the match being played, from 1; 0 before the match starts", 0, _MOST_GAMES),
     "games_total": _int("the number of games in the match (option games)", 1, _MOST_GAMES),

@@ -834,7 +834,8 @@ def _legal(kind: str, description: str, fields: dict | None = None, optional: tu
 
 
 _LEGAL_MOVE = {
-    "description": "a move the seat may post now, as it may be posted (see MOVES for its meaning)",
+    "description": "a move the seat may post now, as it may be posted (`moves` of GET /game-types/onion says "
+    "what each type means)",
     "oneOf": [
         _legal("discard", "discard these cards and draw as many", {"cards": _cards("the cards to discard", 0, 4)}),
         _legal("fold", "fold (in the draw, against a bet, or as the Dealer)"),
@@ -1018,7 +1019,7 @@ _MODIFIERS_VIEW = _obj(
 )
 
 _OPTIONS_VIEW = _obj(
-    "the table's options (see about.OPTIONS): the numbers and the twelve modifiers",
+    "the table's options (`options` of GET /game-types/onion describes each): the numbers and the twelve modifiers",
     {
         k: {kk: vv for kk, vv in spec.items() if kk in ("type", "minimum", "maximum", "description")}
         for k, spec in OPTIONS["properties"].items()
@@ -1031,9 +1032,9 @@ VIEW_SCHEMA: dict = {
         "Cripple Mr Onion as a viewer sees it: a seat (its own hand and legal moves), a spectator (no hidden card) "
         "or a reviewer (every hand and the deck)",
         {
-            "game": _const("the game id", "onion"),
+            "game": _const("the game type (always onion)", "onion"),
             "rules_version": _enum("the rules version the game started under", [*FOLDS_RULES, RULES_VERSION]),
-            "phase": _enum("the phase (see PHASES)", _PHASE_IDS),
+            "phase": _enum("the phase (`phases` of GET /game-types/onion describes each)", _PHASE_IDS),
             "round_no": _int("the round being played, from 1; 0 before the first", 0, _MOST_ROUNDS),
             "rounds_total": _int("rounds in the match (option rounds)", 1, _MOST_ROUNDS),
             "players": _per_seat("the player's name", {"type": "string", "description": "a player's name"}),
@@ -1507,7 +1508,9 @@ EVENT_SCHEMAS: dict[str, dict] = {
         {
             "winner": _seat("the winner"),
             "loser": _seat("the loser"),
-            "how": _enum("how it was decided (see Compared; conceded: the loser conceded)", [*_HOWS, "conceded"]),
+            "how": _enum(
+                "how it was decided (as in a Compared event; conceded: the loser conceded)", [*_HOWS, "conceded"]
+            ),
         },
     ),
 }
