@@ -335,6 +335,17 @@ def language_of(accept_language: str) -> str:
     return parse_accept_header(accept_language, LanguageAccept).best_match(LANGUAGES, default="en")
 
 
+# the contract's words for the headers responses carry beside their body
+LANGUAGE_HEADERS = {
+    "Content-Language": {
+        "description": "The language of the labels in this response (en or es), as Accept-Language chose it",
+        "schema": {"type": "string", "enum": list(LANGUAGES)},
+    },
+    "Vary": {"description": "Accept-Language: the labels follow it", "schema": {"type": "string"}},
+}
+LOCATION_HEADER = {"Location": {"description": "The path of what was created", "schema": {"type": "string"}}}
+
+
 def language_headers(lang: str) -> dict:
     """What a response whose moves or events carry labels says of their language."""
     return {"Content-Language": lang, "Vary": "Accept-Language"}

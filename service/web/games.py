@@ -15,6 +15,8 @@ from service.web.base import (
     _VERSION,
     ANY,
     INTEGRATOR,
+    LANGUAGE_HEADERS,
+    LOCATION_HEADER,
     SEAT,
     any_caller,
     app_service,
@@ -58,7 +60,7 @@ class GameType(MethodView):
 class Games(MethodView):
     @credential(integrator_key())
     @blp.arguments(s.CreateGameSchema)
-    @blp.response(201, ss.CreatedGameSchema)
+    @blp.response(201, ss.CreatedGameSchema, headers=LOCATION_HEADER)
     @errors(400, 401, 403, 415, 422)
     @blp.doc(
         security=INTEGRATOR,
@@ -148,7 +150,7 @@ class Players(MethodView):
 @blp.route("/games/<game_id:game_id>/legal-moves")
 class LegalMoves(MethodView):
     @credential(seat_token)
-    @blp.response(200, s.LegalMovesSchema)
+    @blp.response(200, s.LegalMovesSchema, headers=LANGUAGE_HEADERS)
     @errors(401, 403, 404)
     @blp.doc(security=SEAT, operationId="getLegalMoves", summary="The moves the caller's seat may make now")
     def get(self, game_id):
@@ -160,7 +162,17 @@ class LegalMoves(MethodView):
 class Moves(MethodView):
     @credential(seat_token)
     @blp.arguments(s.MoveSchema())  # one instance: webargs would build one per request from the class
-    @blp.response(201, s.MoveResultSchema)
+    @blp.response(
+        201,
+        s.MoveResultSchema,
+        headers={
+            "ETag": {
+                "description": "The game's version after the move (If-Match of the next)",
+                "schema": {"type": "string"},
+            },
+            **LANGUAGE_HEADERS,
+        },
+    )
     @errors(400, 401, 403, 404, 409, 412, 413, 415, 422)
     @blp.doc(
         security=SEAT,

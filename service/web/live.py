@@ -23,7 +23,7 @@ from domain import table as tables
 from service.core import facts, metrics
 from service.core.errors import ProblemError, not_found
 from service.core.identity import token_hash
-from service.web.base import ANY, app_service, bearer, errors, language, language_headers
+from service.web.base import ANY, LANGUAGE_HEADERS, app_service, bearer, errors, language, language_headers
 from service.web.fanout import Fanout, Hub
 from service.web.ratelimit import PAGE_UNIT, Client, client, pacer
 from service.web.schemas import GameViewSchema, LegalMovesSchema
@@ -268,6 +268,7 @@ class Stream(MethodView):
             "200": {
                 "description": "An event stream (text/event-stream)",
                 "content": {"text/event-stream": {"schema": SSE_MESSAGE, "example": SSE_EXAMPLE}},
+                "headers": LANGUAGE_HEADERS,
             }
         },
     )

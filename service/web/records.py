@@ -13,6 +13,8 @@ from service.web import schemas as s
 from service.web.base import (
     ANY,
     INTEGRATOR,
+    LANGUAGE_HEADERS,
+    LOCATION_HEADER,
     any_caller,
     app_service,
     blp,
@@ -35,7 +37,7 @@ log = logging.getLogger("naipes.http")
 class Events(MethodView):
     @credential(any_caller)
     @blp.arguments(s.EventsQuerySchema, location="query")
-    @blp.response(200, s.EventsSchema)
+    @blp.response(200, s.EventsSchema, headers=LANGUAGE_HEADERS)
     @errors(401, 404, 422, 429, 503)
     @blp.doc(
         security=ANY, operationId="getEvents", summary="The event log as the caller may see it; long-polls with wait"
@@ -107,7 +109,18 @@ class Export(MethodView):
         "says whether the seal held (`provenance.sealed`); `naipes verify --key <public key>` checks it anywhere. "
         "An export counts as ceil(version / 100) requests of the key's rate-limit budget on this route (as pages of "
         "GET /games/{game_id}/events would; never more than a window's whole quota).",
-        responses={"200": {"description": "The log", "content": {NDJSON: {"schema": {"type": "string"}}}}},
+        responses={
+            "200": {
+                "description": "The log",
+                "content": {NDJSON: {"schema": {"type": "string"}}},
+                "headers": {
+                    "Content-Disposition": {
+                        "description": "attachment, named after the game (`<game_id>.jsonl`)",
+                        "schema": {"type": "string"},
+                    }
+                },
+            }
+        },
     )
     def get(self, game_id):
         viewer = current_caller()
@@ -125,7 +138,7 @@ class Export(MethodView):
 @blp.route("/games/import")
 class Import(MethodView):
     @credential(integrator_key("games"))
-    @blp.response(201, s.ImportedGameSchema)
+    @blp.response(201, s.ImportedGameSchema, headers=LOCATION_HEADER)
     @errors(400, 401, 403, 409, 413, 415, 422)
     @blp.doc(
         security=INTEGRATOR,

@@ -314,6 +314,13 @@ class GameListQuerySchema(ma.Schema):
             raise ma.ValidationError("give cursor or offset, not both", "offset")
 
 
+PLAYERS_DESCRIPTION = (
+    "The players' names, by seat. A seat left open (waiting for its invitation's claim) holds the "
+    "placeholder `seat <n>` (its seat number, from 0) until it is claimed, and is listed in the game's "
+    "open seats (GET /games/{game_id}/seats: `player` null): show it as an empty seat, not a player"
+)
+
+
 class GameSummarySchema(ma.Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
@@ -329,7 +336,7 @@ class GameSummarySchema(ma.Schema):
     version = fields.Integer(
         required=True, metadata={"description": "The game's current version, as its view shows it to the caller"}
     )
-    players = fields.List(fields.String(), required=True)
+    players = fields.List(fields.String(), required=True, metadata={"description": PLAYERS_DESCRIPTION})
     timed = fields.Boolean(metadata={"description": "Whether turns have deadlines"})
     provenance = fields.String(
         validate=validate.OneOf(["native", "imported"]),
@@ -451,7 +458,7 @@ class GameViewSchema(ma.Schema):
     rules_version = fields.String(allow_none=True)
     version = fields.Integer(required=True, metadata={"description": "Number of events in the log"})
     viewer = fields.Nested(ViewerSchema, required=True)
-    players = fields.List(fields.String(), required=True)
+    players = fields.List(fields.String(), required=True, metadata={"description": PLAYERS_DESCRIPTION})
     to_act = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that may act now"})
     deadlines = fields.Dict(
         keys=fields.String(),

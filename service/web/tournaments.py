@@ -15,6 +15,7 @@ from service.web import tournament_schemas as ts
 from service.web.base import (
     ANY,
     INTEGRATOR,
+    LOCATION_HEADER,
     app_service,
     bearer,
     credential,
@@ -63,7 +64,7 @@ def optional_key(_args: dict) -> Viewer | None:
 class TournamentsRoute(MethodView):
     @credential(KEY)
     @blp.arguments(ts.CreateTournamentSchema)
-    @blp.response(201, ts.CreatedTournamentSchema)
+    @blp.response(201, ts.CreatedTournamentSchema, headers=LOCATION_HEADER)
     @errors(400, 401, 403, 415, 422)
     @blp.doc(
         security=INTEGRATOR,
@@ -160,7 +161,7 @@ class TournamentEventsRoute(MethodView):
 class WebhooksRoute(MethodView):
     @credential(KEY)
     @blp.arguments(ts.CreateWebhookSchema)
-    @blp.response(201, ts.CreatedWebhookSchema)
+    @blp.response(201, ts.CreatedWebhookSchema, headers=LOCATION_HEADER)
     @errors(400, 401, 403, 409, 415, 422)
     @blp.doc(
         security=INTEGRATOR,
