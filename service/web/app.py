@@ -60,7 +60,9 @@ SPEC_OPTIONS = {
             "every card of the games it owns (or whose tournament it owns), a key with the review or admin scope "
             "of every game, any other key what a spectator sees. A game may show every card once it is over "
             "(option public_after_end), and a duplicate tournament round holds back what its other tables still "
-            "play (`embargo`). Errors are application/problem+json (RFC 9457)."
+            "play (`embargo`). Errors are application/problem+json (RFC 9457). Each operation answers in the one "
+            "type it documents (JSON; the stream's text/event-stream; the export's NDJSON; the viewer's HTML): "
+            "Accept is not negotiated, and no request is refused for it."
         ),
     },
     "servers": [{"url": "http://127.0.0.1:8000", "description": "the start command's default"}],
