@@ -146,3 +146,42 @@ def test_moves_are_typed_per_game(client):
     jsonschema.validate({"type": "pass", "label": "pass"}, move)
     for wrong in ({"type": "pass", "seat": 1}, {"type": "teleport"}, {"type": "play", "cards": ["??"]}, {}):
         assert not jsonschema.Draft4Validator(move).is_valid(wrong), wrong
+
+
+def sent(path: str, method: str, status: str, response) -> bool:
+    """Whether the response carries every header its contract documents (the rate limit's aside: this
+    client counts none); the documented set is never empty here."""
+    documented = set(SPEC["paths"][path][method]["responses"][status]["headers"]) - {"RateLimit", "RateLimit-Policy"}
+    missing = documented - set(response.headers.keys())
+    assert documented and not missing, (path, method, status, missing)
+    return True
+
+
+def test_an_export_is_read_from_the_contract_and_documented_headers_are_sent(client, integrator):
+    """The export's lines are what the contract names (an ExportHeader, then Events, whole), and the
+    headers the contract documents beside a body are sent with it."""
+    r = client.post(
+        "/games", json={"game": "dalmuti", "players": list("abcde"), "options": {"hands": 1}}, headers=integrator
+    )
+    created = r.get_json()
+    gid = created["id"]
+    assert sent("/games", "post", "201", r) and r.headers["Location"] == f"/games/{gid}"
+    seat = bearer(tokens(created)[0])
+    lm = client.get(f"/games/{gid}/legal-moves", headers=seat)
+    assert sent("/games/{game_id}/legal-moves", "get", "200", lm)
+    if lm.get_json()["moves"]:
+        moved = client.post(f"/games/{gid}/moves", json=lm.get_json()["moves"][0], headers=seat)
+        assert moved.status_code == 201
+        assert sent("/games/{game_id}/moves", "post", "201", moved)
+        assert moved.headers["ETag"] == f'"{moved.get_json()["version"]}"'
+    export = client.get(f"/games/{gid}/export", headers=integrator)
+    assert sent("/games/{game_id}/export", "get", "200", export)
+    lines = [yaml.safe_load(line) for line in export.get_data().splitlines()]
+    header = jsonschema.Draft4Validator(_schema({"$ref": "#/components/schemas/ExportHeader"}))
+    event = jsonschema.Draft4Validator(_schema({"$ref": "#/components/schemas/Event"}))
+    header.validate(lines[0])
+    assert lines[0]["version"] == len(lines) - 1 and lines[0]["game_id"] == gid
+    for line in lines[1:]:
+        event.validate(line)
+    assert [line["version"] for line in lines[1:]] == list(range(1, len(lines)))
+    assert not header.is_valid({**lines[0], "version": "three"})

@@ -44,6 +44,7 @@ from service.web.base import (
 from service.web.bodies import BadJSON, strict_loads
 from service.web.hot import HotPath
 from service.web.ratelimit import attach_rate_limits, trust_proxies
+from service.web.schemas import ExportHeaderSchema
 from service.web.tournaments import install as install_tournaments
 
 log = logging.getLogger("naipes")
@@ -241,6 +242,7 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *, r
     api = NaipesApi(app, spec_kwargs={"extra_plugins": [ExamplesPlugin(), MovesPlugin()]})
     ids.install(app, api)  # before any route: every path id goes through the one validator
     api.register_blueprint(blp)
+    api.spec.components.schema("ExportHeader", schema=ExportHeaderSchema)  # named by the export's first line
     live.install(api, app)  # stream, metrics, replay viewer
     install_tournaments(api)
     docs.install(app)  # the contract rendered at /docs: outside the contract, like /openapi.json

@@ -111,7 +111,9 @@ class Export(MethodView):
         "GET /games/{game_id}/events would; never more than a window's whole quota).",
         responses={
             "200": {
-                "description": "The log",
+                "description": "The log, one JSON document a line: the first an ExportHeader "
+                "(#/components/schemas/ExportHeader), each after it an Event, whole (its private part and salt "
+                "included), in version order from 1",
                 "content": {NDJSON: {"schema": {"type": "string"}}},
                 "headers": {
                     "Content-Disposition": {

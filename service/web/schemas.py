@@ -766,11 +766,40 @@ class ReviewResultSchema(ma.Schema):
     )
 
 
+class ExportHeaderSchema(ma.Schema):
+    """The first line of an export (GET /games/{game_id}/export); every line after it is an Event, whole."""
+
+    format = fields.String(
+        required=True, metadata={"description": "The export's format and its version", "example": "naipes-game-log/1"}
+    )
+    game_id = fields.String(required=True)
+    game = fields.String(required=True, metadata={"description": "The game type"})
+    rules_version = fields.String(allow_none=True, metadata={"description": "The rules version it is played under"})
+    version = fields.Integer(required=True, metadata={"description": "The number of events that follow"})
+    head_hash = fields.String(required=True, metadata={"description": "The hash of the last event that follows"})
+    outcome = fields.Nested(
+        OutcomeSchema, allow_none=True, required=True, metadata={"description": "The outcome, once finished"}
+    )
+    exported_at = fields.String(required=True, metadata={"description": "When it was exported (ISO 8601, UTC)"})
+    seal = fields.String(
+        required=True,
+        metadata={
+            "description": "This service's Ed25519 signature (base64) over the game id, version and head hash, "
+            "as SealKey describes; check it against GET /seal-key, not against `seal_key`"
+        },
+    )
+    seal_key = fields.String(
+        required=True, metadata={"description": "The public key the file says sealed it (base64): proves nothing"}
+    )
+
+
 class ImportedGameSchema(ma.Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
     version = fields.Integer(required=True)
-    seats = fields.List(fields.Dict(), required=True, metadata={"description": "Fresh seat tokens, shown once"})
+    seats = fields.List(
+        fields.Nested(SeatTokenSchema), required=True, metadata={"description": "Fresh seat tokens, shown once"}
+    )
     provenance = fields.Nested(ProvenanceSchema, required=True)
 
 
