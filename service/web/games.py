@@ -142,6 +142,11 @@ class Players(MethodView):
         operationId="joinGame",
         summary="The owning key brings a newcomer into a running game where its options allow it (Dalmuti: "
         "allow_joining); not a tournament's table",
+        description="The newcomer's seat token is returned once. Refused: by another key than the game's owner "
+        "(or an `admin` key), 403; a tournament's table, 409 `tournament-table`; a name already at the table, 409 "
+        "`name-taken`; a game whose options or rules take no newcomer, 422 `illegal-move` with `rule` "
+        "`joining-disabled`; a game not started, finished or frozen, 409 (`game-not-started`, `game-finished`, "
+        "`game-frozen`).",
     )
     def post(self, body, game_id):
         return json_response(app_service().games.join(game_id, body["player"], current_caller()), 201)
