@@ -131,8 +131,9 @@ TABLE_OPTIONS = {
     "public_after_end": {
         "type": "boolean",
         "default": False,
-        "description": "Once the game is over, everyone (seats and spectators) may read the whole log "
-        "and replay it from any viewpoint.",
+        "description": "Once the game is over, everyone (seats and spectators) may read every event with "
+        "every seat's private parts and replay it from any viewpoint; not the table's setup secret (a duplicate "
+        "deal seed, which other tables may still deal from), so not the audit or the export either.",
     },
 }
 

@@ -580,3 +580,44 @@ def test_the_public_chain_check_of_a_held_log_is_of_the_log_shown(client, integr
     whole = client.get(f"/tournaments/{t['id']}/events", headers=owner).get_json()
     assert whole["chain"]["ok"] is False and whole["chain"]["broken_at"] == held["version"]
     assert client.get(f"/tournaments/{t['id']}/events").get_json() == before
+
+
+def test_a_table_public_after_its_end_never_shows_the_deal_secret_its_round_still_deals_from(
+    client, integrator, service
+):
+    """A duplicate round whose tables chose public_after_end: table A is voided in its first hand, B plays
+    that hand out and is dealt its second from the round's secret.  A is then over and public to
+    everyone, but the secret (GameCreated's ``private.setup``) is shown only to full sight by credential:
+    with it anyone could deal B's hands in play.  The whole log (audit, export), which holds it, stays
+    the owner's and reviewers'."""
+    owner = bearer(key_with(client, integrator, "tournaments")["key"])
+    other = bearer(key_with(client, integrator, "games")["key"])
+    reviewer = bearer(key_with(client, integrator, "review")["key"])
+    t = duplicate_tournament(client, owner, options={"hands": 2, "public_after_end": True})
+    a, b = t["round_detail"]["tables"]
+    void_during_first_hand(client, a, reviewer)
+    play_until_deals_done(client, service, b, 1, random.Random(3))
+    b_table = service.tables.table(b["game_id"], fresh=True)
+    assert b_table["deals"]["count"] == 2 and tables.outcome(b_table) is None  # B plays its second deal
+    gid = a["game_id"]
+    whole = client.get(f"/games/{gid}/events?after=0&limit=1", headers=owner).get_json()["events"][0]
+    secret = whole["private"]["setup"]["deal_seed"]
+    assert secret and client.get(f"/games/{gid}/audit", headers=owner).status_code == 200
+    assert (
+        client.get(f"/games/{gid}", headers=bearer(b["seats"][0]["token"])).status_code == 401
+    )  # B's seats ask as all
+    for headers in ({}, other):
+        view = client.get(f"/games/{gid}", headers=headers).get_json()
+        assert view["finished"] and view["viewer"]["full"] is True, view["viewer"]  # public after its end
+        for path in (f"/games/{gid}/events?after=0", f"/games/{gid}/replay?version=1", f"/games/{gid}"):
+            r = client.get(path, headers=headers)
+            assert r.status_code == 200 and secret not in r.get_data(as_text=True), (path, headers)
+        created = client.get(f"/games/{gid}/events?after=0&limit=1", headers=headers).get_json()["events"][0]
+        assert created["redacted"] is True and "salt" not in created and "setup" not in created.get("private", {})
+        for path in (f"/games/{gid}/audit", f"/games/{gid}/export"):
+            r = client.get(path, headers=headers)
+            assert r.status_code in (401, 403) and secret not in r.get_data(as_text=True), (path, r.status_code)
+    # every other private part of the finished table is public: the hands it was dealt
+    shown = client.get(f"/games/{gid}/events?after=0", headers=other).get_json()["events"]
+    assert any(set(e.get("private", {})) - {"setup"} for e in shown)
+    assert client.get(f"/games/{gid}/export", headers=reviewer).status_code == 200

@@ -162,7 +162,7 @@ class Reads:
             return Sight("spectator", horizon=None if mine.full or mine.own_seat else mine.horizon, reason=mine.reason)
         if as_ == "reviewer":
             if mine.full:
-                return Sight("integrator", full=True)
+                return Sight("integrator", full=True, setup=mine.setup)
             raise ProblemError(
                 403,
                 "Not entitled",

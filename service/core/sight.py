@@ -9,7 +9,12 @@ caller's :class:`Sight` and shows exactly that.  The rules, in order:
   scope, to the key that owns the game (the key that created or imported it),
   and to the key that owns the game's tournament.  It also goes to everyone
   once a game whose table chose ``public_after_end`` is over, unless an
-  embargo (below) still holds.
+  embargo (below) still holds; but that sight by the table's option never
+  shows the table's setup secret (``private.setup`` of ``GameCreated``, the
+  duplicate deal secret): every table of a duplicate round (every game made
+  with one ``deal_seed``) deals from it, including tables still playing deals
+  the finished one never reached.  Nor does it open the whole log (audit,
+  export), which holds it.
 * **A seat** sees its own private parts and the public ones.
 * **Everyone else** (no credential, a key of another owner, a seat of another
   game sending no token) is a spectator: public parts only.
@@ -63,6 +68,7 @@ class Sight:
     horizon: int | None = None
     own_seat: bool = False  # a seat token of this very game (sees its own table live under embargo)
     reason: str | None = None  # why a horizon holds
+    setup: bool = False  # the table's setup secret too (full sight by credential only)
 
     @property
     def domain_viewer(self):
@@ -127,7 +133,7 @@ def decide(
     token of *this* game has kind ``seat``); ``peers_finished`` the deals
     finished by each other table of a duplicate round (None outside one)."""
     if credential_full(kind, key_id, scopes, ctx):
-        return Sight("integrator", full=True)
+        return Sight("integrator", full=True, setup=True)
     limit = horizon(table, peers_finished) if peers_finished is not None else None
     reason = (
         None
@@ -159,7 +165,9 @@ def envelope_for(env: dict, sight: Sight) -> dict | None:
     secret are removed (``redacted`` says so); a seat under embargo gets its
     table's ``DealRevealed`` past the horizon without the deck."""
     if sight.full:
-        return env
+        if sight.setup or "setup" not in (env.get("private") or ()):
+            return env
+        return without_setup(env)
     past = sight.horizon is not None and env["version"] > sight.horizon
     if past and not sight.own_seat:
         return None
@@ -168,4 +176,18 @@ def envelope_for(env: dict, sight: Sight) -> dict | None:
         out = dict(out)
         out["data"] = {"deal_version": env["data"].get("deal_version"), "embargoed": True}
         out["redacted"] = True
+    return out
+
+
+def without_setup(env: dict) -> dict:
+    """An envelope without the table's setup secret (``private.setup``), marked ``redacted``; its salt goes
+    with it, as with every part removed (see :func:`events.envelope.for_viewer`)."""
+    out = dict(env)
+    private = {k: v for k, v in env["private"].items() if k != "setup"}
+    if private:
+        out["private"] = private
+    else:
+        del out["private"]
+    out["redacted"] = True
+    out.pop("salt", None)
     return out

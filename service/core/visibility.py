@@ -183,7 +183,7 @@ class Visibility:
         if not self.naipes.store.exists(game_id):
             raise not_found(game_id)
         found = self.sight(game_id, viewer)
-        if not found.full:
+        if not found.setup:  # by credential only: the whole log holds the setup secret (see service.core.sight)
             raise ProblemError(
                 403,
                 "Not entitled",
