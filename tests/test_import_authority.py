@@ -281,3 +281,53 @@ def test_naipes_verify_with_the_published_key_fails_a_rewritten_log_that_verifie
     # a forger's own key, put in the file, proves nothing: the key is the published one
     other = service.secret.__class__(b"another service's secret, 32 bytes or more").public_key
     assert verify(genuine, "--key", other).returncode == 1
+
+
+def test_the_cheap_refusals_of_an_import_come_before_its_chain_is_hashed_and_its_log_folded(
+    client, service, integrator
+):
+    """Review events from a key without the review scope, and a game this store holds, are refused from
+    each line's type and the header's id: a log whose chain is broken everywhere gets them, not the
+    chain's 422 (so such a log costs no hashing nor folding)."""
+    gid = create(client, integrator, game="cego", players=CEGO, options={"rounds": 1})["id"]
+    header, envs = _export(client, integrator, gid)
+    games = _key(service, "games")
+    forged = [dict(e, hash="0" * 64) for e in envs]  # no link holds
+    noted = [*forged, _extra(forged, "NoteAdded", {"version": 1, "text": "x"}, actor="reviewer:k")]
+    fresh = secrets.token_hex(8)
+    body = b"\n".join(dumps(x) for x in [{**header, "game_id": fresh}, *noted]) + b"\n"
+    _problem(client.post("/games/import", data=body, headers={**games, **NDJSON}), 403, "review-authority")
+    body = b"\n".join(dumps(x) for x in [header, *forged]) + b"\n"  # this store's own game
+    _problem(client.post("/games/import", data=body, headers={**games, **NDJSON}), 409, "game-exists")
+    body = b"\n".join(dumps(x) for x in [{**header, "game_id": fresh}, *forged]) + b"\n"
+    _problem(client.post("/games/import", data=body, headers={**games, **NDJSON}), 422, "bad-export")
+    assert not service.store.exists(fresh)
+
+
+FIVE = ["ana", "bea", "carl", "dani", "eva"]
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "bots", "rule"),
+    [
+        ("cego", CEGO, {"7": "random"}, "bot-seat"),  # no such seat at a table of three
+        ("cego", CEGO, {"0": "search", "1": "search", "2": "search"}, None),  # within the limit
+        ("dalmuti", FIVE, {str(s): "search" for s in range(5)}, "search-bot-seats"),  # five: over it
+    ],
+)
+def test_an_imported_creation_seats_bots_as_a_creation_here_does(
+    client, service, integrator, game, players, bots, rule
+):
+    """The bots option of an imported GameCreated goes through the checks of POST /games: a seat the table
+    does not have, or more search bots than a game seats, is the same 422 as a creation here."""
+    gid = create(client, integrator, game=game, players=players)["id"]
+    header, envs = _export(client, integrator, gid)
+    created = dict(envs[0], data={**envs[0]["data"], "options": {**envs[0]["data"]["options"], "bots": bots}})
+    body = _reseal(header, [created], secrets.token_hex(8))
+    here = client.post("/games", json={"game": game, "players": players, "options": {"bots": bots}}, headers=integrator)
+    r = client.post("/games/import", data=body, headers={**integrator, **NDJSON})
+    if rule is None:
+        assert here.status_code == 201 and r.status_code == 201, r.get_json()
+    else:
+        assert here.status_code == 422 and here.get_json()["rule"] == rule
+        assert _problem(r, 422, "invalid-options")["rule"] == rule

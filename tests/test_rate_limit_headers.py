@@ -19,7 +19,7 @@ from service.web.app import create_app
 from service.web.ratelimit import EXEMPT_PREFIXES, PAGED_RULES, Counts, _process
 
 from .conftest import API_KEY, ROOT, bearer
-from .helpers import create, fresh_window, tokens
+from .helpers import create, fresh_window, play_http, tokens
 from .live import LiveServer
 from .test_stream import sse
 
@@ -204,6 +204,40 @@ def test_a_tournament_counts_as_the_games_its_first_round_makes(service, monkeyp
     fresh_window(4, 4)
     r = c.post("/tournaments", json=body(64), headers=large)  # sixteen tables
     assert r.status_code == 201 and parse(r.headers["RateLimit"])["credential"][0] == 0
+
+
+def test_a_page_is_counted_by_its_limit_however_it_is_spelt(service, monkeypatch):
+    """The route reads ``limit`` as an integer field does (``+5000``, ``5_000``, `` 5000``, ``0005000``
+    are all 5000): the page is counted by that number, not as the default page (10 instead of 50)."""
+    c = _client(service, monkeypatch, "200 per 4 seconds")
+    key = bearer(service.keys.create("spelt", ["games"])["key"])
+    gid = create(c, key)["id"]
+    c.get(f"/games/{gid}/events?limit=1", headers=key)
+    for spelling in ("5000", "+5000", "5_000", " 5000", "0005000", "5000 "):
+        fresh_window(4, 4)
+        other = bearer(service.keys.create(f"spelt-{spelling.strip()}", ["games"])["key"])
+        r = c.get(f"/games/{gid}/events", query_string={"limit": spelling}, headers=other)
+        assert r.status_code == 200, (spelling, r.get_json())
+        assert parse(r.headers["RateLimit"])["credential"][0] == 150, spelling
+    r = c.get("/games", query_string={"limit": "+500"}, headers=key)
+    assert r.status_code == 200
+
+
+def test_an_import_counts_its_events_as_its_export_did(service, monkeypatch):
+    """An import of N events counts as ceil(N / 100) requests, as the export it came from (a 32 MiB log
+    counted one request before); counted before the log is read, so a refused one is counted too."""
+    key = bearer(service.keys.create("importer", ["games"])["key"])
+    free = create_app(service, rate_limit="off").test_client()
+    game = create(free, key)
+    play_http(free, game, random.Random(5))
+    export = free.get(f"/games/{game['id']}/export", headers=key).get_data()
+    c = _client(service, monkeypatch, "300 per 4 seconds")
+    events = export.count(b"\n") - 1
+    assert events > 100
+    fresh_window(4, 4)
+    r = c.post("/games/import", data=export, headers={**key, "Content-Type": "application/x-ndjson"})
+    assert r.status_code == 409  # this store holds it: read, checked, refused
+    assert parse(r.headers["RateLimit"])["credential"][0] == 300 - -(-events // 100)
 
 
 def test_requests_being_flushed_are_counted_until_redis_has_them(service):

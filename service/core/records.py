@@ -288,6 +288,7 @@ class Records:
                 max_events=MAX_IMPORT_EVENTS,
             )
         self._check_length(rows)
+        self._refuse_cheaply(rows, viewer)  # what needs no hash nor fold is refused before them
         report = verify_export(rows)
         header, envs = report["header"], report["events"]
         if isinstance(header, dict) and "game_id" in header and not ids.is_game_id(header["game_id"]):
@@ -299,6 +300,7 @@ class Records:
                 422, "Export does not verify", report["problems"][0], "bad-export", problems=report["problems"][:20]
             )
         self._check_creation(envs[0])
+        catalogue.check_bot_seats(envs[0]["data"]["options"], len(envs[0]["data"]["players"]))
         self._check_shapes(envs)
         review = [e["version"] for e in envs if e["type"] in tables.REVIEW_EVENTS]
         if review and (viewer is None or "review" not in viewer.scopes):
@@ -318,6 +320,7 @@ class Records:
                 409, "Game exists", f"game id '{game_id}' is kept for the rematch of another game", "game-exists"
             )
         table = self._fold_checked(envs)
+        catalogue.check_search_seats(table["timing"].get("bots") or {})  # its bots as seated by its log too
         origin = {
             "imported_at": now_iso(),
             "imported_by": viewer.key_id if viewer else None,
@@ -353,6 +356,29 @@ class Records:
             "seats": seats,
             "provenance": self.naipes.visibility.provenance(game_id),
         }
+
+    def _refuse_cheaply(self, rows: list, viewer: Viewer | None) -> None:
+        """The refusals that read no more than each line's type and the header's id, made before the
+        chain is hashed and the log folded (seconds of a worker's CPU for a large log): review events
+        brought by a key without the ``review`` scope, and a game this store holds already.  A line that
+        cannot be read is left to :func:`verify_export`, which names it."""
+        try:
+            header = loads(rows[0]) if rows else None
+            types = [loads(row).get("type") for row in rows[1:]]
+        except Exception:  # noqa: BLE001 - verify_export names what cannot be read
+            return
+        if (viewer is None or "review" not in viewer.scopes) and any(t in tables.REVIEW_EVENTS for t in types):
+            review = [v for v, t in enumerate(types, start=1) if t in tables.REVIEW_EVENTS]
+            raise ProblemError(
+                403,
+                "Review events need the review scope",
+                f"the log holds review events (versions {', '.join(map(str, review[:10]))}); "
+                "importing them needs a key with the 'review' scope",
+                "review-authority",
+            )
+        game_id = header.get("game_id") if isinstance(header, dict) else None
+        if isinstance(game_id, str) and ids.is_game_id(game_id) and self.naipes.store.exists(game_id):
+            raise ProblemError(409, "Game exists", f"game '{game_id}' is already in this store", "game-exists")
 
     @staticmethod
     def _check_length(rows: list) -> None:

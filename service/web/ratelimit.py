@@ -152,14 +152,23 @@ PAGED_RULES = {
 
 
 def request_cost() -> int:
-    """How many requests of its budgets this request counts as: 1, or for a page ceil(limit / PAGE_UNIT)
-    (an unreadable ``limit`` is refused by the route: counted as the default)."""
+    """How many requests of its budgets this request counts as: 1, or for a page ceil(limit / PAGE_UNIT),
+    with ``limit`` read as the route reads it (every spelling its integer field takes: ``+5000``,
+    ``5_000``, `` 5000``, ``0005000``); an unreadable one is refused by the route: counted as the default,
+    and one too long to read, as the largest."""
     paged = PAGED_RULES.get(request.url_rule.rule) if request.url_rule is not None else None
     if paged is None or request.method != "GET":
         return 1
     default, most = paged
-    raw = request.args.get("limit", "")
-    limit = int(raw) if raw.isdigit() and len(raw) <= 6 else default
+    raw = request.args.get("limit")
+    if raw is None:
+        return pages(default)
+    if len(raw) > 64:  # the route refuses it (or reads a number past the largest): counted as the largest
+        return pages(most)
+    try:
+        limit = int(raw)
+    except ValueError:
+        limit = default
     return pages(min(limit, most))
 
 

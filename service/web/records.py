@@ -146,6 +146,13 @@ class Import(MethodView):
         security=INTEGRATOR,
         operationId="importGame",
         summary="Load an exported log into this store: checked like naipes verify, then replayable as it was",
+        description="The body is an export (GET /games/{game_id}/export), sent as application/x-ndjson. It "
+        "counts as ceil(events / 100) requests of the key's rate-limit budget on this route, as its export did "
+        "(never more than a window's whole quota). Refused before anything is written, the cheap refusals first: "
+        "more events than its game can reach (413); review events from a key without the `review` scope (403 "
+        "`review-authority`); a game this store holds (409 `game-exists`); then a log that does not verify, or "
+        "whose creation a game made here could not have (422: its options and bot seats as POST /games checks "
+        "them).",
         requestBody={"required": True, "content": {NDJSON: {"schema": {"type": "string"}}}},
     )
     def post(self):
@@ -154,6 +161,7 @@ class Import(MethodView):
             raise ProblemError(415, "Unsupported Media Type", f"send the export as {NDJSON}", "unsupported-media-type")
         request.max_content_length = IMPORT_LIMIT
         lines = request.get_data().splitlines()
+        charge_pages(sum(1 for line in lines if line.strip()) - 1)  # its events, counted as an export's are
         created = app_service().records.import_lines(lines, viewer)
         return json_response(created, 201, {"Location": f"/games/{created['id']}"})
 
