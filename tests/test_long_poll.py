@@ -98,3 +98,30 @@ def test_a_key_revoked_during_a_long_poll_is_answered_nothing(app, client, integ
     r = answer["r"]
     assert r.status_code == 401 and r.mimetype == "application/problem+json", (r.status_code, r.get_json())
     assert "private" not in r.get_data(as_text=True)
+    assert r.get_json()["type"].endswith("key-revoked"), r.get_json()  # told as every other route tells it
+
+
+def test_a_long_poll_ends_within_seconds_of_its_key_being_revoked(app, client, integrator):
+    """A quiet game: nothing wakes the wait but the revocation itself, which ends it within a few
+    seconds (the key's record is trusted 2 s, looked at every second) with 401 key-revoked, giving
+    back the stream slot it held, instead of holding it for the whole wait."""
+    made = client.post("/keys", json={"name": "lapsed-quiet", "scopes": ["games"]}, headers=integrator).get_json()
+    key = bearer(made["key"])
+    g = create(client, key)
+    head = client.get(f"/games/{g['id']}", headers=key).get_json()["version"]
+    answer: dict = {}
+
+    def poll():
+        t0 = time.monotonic()
+        answer["r"] = app.test_client().get(f"/games/{g['id']}/events?after={head}&wait=20", headers=key)
+        answer["took"] = time.monotonic() - t0
+
+    t = threading.Thread(target=poll)
+    t.start()
+    time.sleep(0.5)
+    assert client.delete(f"/keys/{made['id']}", headers=integrator).status_code == 200
+    t.join(15)
+    assert not t.is_alive(), "the long-poll outlived its key's revocation"
+    r = answer["r"]
+    assert r.status_code == 401 and r.get_json()["type"].endswith("key-revoked"), r.get_json()
+    assert answer["took"] < 8, answer["took"]

@@ -48,6 +48,7 @@ MAX_STREAMS_PER_ADDRESS = max(
 # dropped seat token on a Redis Cluster; with a feed, the change is pushed and ends them at once
 RECHECK_SECONDS = 2.0
 HELD_POLL_SECONDS = 1.0  # how often a stream held at an embargo's horizon looks whether it lifted
+CREDENTIAL_POLL_SECONDS = 1.0  # how often a long-poll looks whether its caller's credential still holds
 LOOK_SECONDS = 0.5  # how often, at most, a stream looks whether its client went (each time it wakes past this)
 # how long a quiet stream sleeps when the feed wakes it at a change of its game's seat tokens (a seat's, or
 # one of no credential): every wake costs the web worker, and a process may hold hundreds of quiet streams.
@@ -292,7 +293,7 @@ class Stream(MethodView):
         release = _streams.acquire(client())
         metrics.STREAMS.inc()
         heartbeat = current_app.config.get("NAIPES_SSE_HEARTBEAT", HEARTBEAT_SECONDS)
-        holds = _credential_check(svc, viewer, credential)
+        holds = credential_holds(svc, viewer, credential)
         lang = language()  # read now: the body is sent after the request context is gone
         fanout = current_app.extensions["naipes_fanout"]
         resp = Response(
@@ -321,14 +322,23 @@ class Stream(MethodView):
         return resp
 
 
-def wait_for_events(svc, game_id: str, after: int, seconds: float, shown: Callable[[], int] | None = None) -> None:
+def wait_for_events(
+    svc,
+    game_id: str,
+    after: int,
+    seconds: float,
+    shown: Callable[[], int] | None = None,
+    holds: Callable[[Hub], str | None] = lambda _hub: None,
+) -> None:
     """A long-poll's wait (``GET /games/{id}/events?wait=``): until the game's log is past ``after``, at most
     ``seconds``.  It waits as a stream does, on the game's reader in this process (which the process's one
     subscription feeds), so a waiting request holds no Redis connection; and it holds one of the streams'
     slots, counted per client and address like theirs (429 beyond a client's share, 503 beyond the server's).
     ``shown``: for a caller held back by a duplicate round's embargo, the last version it may see now; the
     wait ends once that passes ``after`` (looked at as the log grows, and at least every HELD_POLL_SECONDS),
-    not when the log does, so that when it ends tells nothing of the moves past the horizon."""
+    not when the log does, so that when it ends tells nothing of the moves past the horizon.  ``holds``
+    (:func:`credential_holds`): the wait ends as soon as the caller's credential no longer holds (looked at
+    every second, as a stream's), so a revoked key or a replaced token gives back its slot at once."""
     release = _streams.acquire(client())
     try:
         fanout: Fanout = current_app.extensions["naipes_fanout"]
@@ -337,14 +347,16 @@ def wait_for_events(svc, game_id: str, after: int, seconds: float, shown: Callab
         try:
             # (the reader also wakes its waiters when told to read anew: a change of tokens, a new subscription)
             while (left := deadline - time.monotonic()) > 0:
+                if holds(hub) is not None:
+                    break
                 if shown is None:
                     if hub.head.version > after:
                         break
-                    hub.wait(after, left)
+                    hub.wait(after, min(left, CREDENTIAL_POLL_SECONDS))
                 else:
                     if shown() > after:
                         break
-                    hub.wait(hub.head.version, min(left, HELD_POLL_SECONDS))
+                    hub.wait(hub.head.version, min(left, HELD_POLL_SECONDS, CREDENTIAL_POLL_SECONDS))
         except RuntimeError:  # the reader stopped: the read that follows the wait tells what there is
             pass
         finally:
@@ -385,7 +397,7 @@ def _client_gone(environ: dict):
     return gone
 
 
-def _credential_check(svc, viewer, credential: str | None):
+def credential_holds(svc, viewer, credential: str | None):
     """A function of the game's hub telling why the stream's credential no longer holds (None while it does)."""
     if viewer.kind == "integrator":
 

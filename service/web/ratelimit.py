@@ -228,13 +228,18 @@ def refuse_revoked() -> None:
     """A revoked key is told so, whatever the route."""
     rec = client().revoked
     if rec is not None:
-        raise ProblemError(
-            401,
-            "Key revoked",
-            f"this integrator key ({rec.id}) was revoked at {rec.revoked_at}; ask the operator for a new key",
-            "key-revoked",
-            key_id=rec.id,
-        )
+        raise revoked_problem(rec)
+
+
+def revoked_problem(rec) -> ProblemError:
+    """What a revoked key is told (401 ``key-revoked``, naming the key and when)."""
+    return ProblemError(
+        401,
+        "Key revoked",
+        f"this integrator key ({rec.id}) was revoked at {rec.revoked_at}; ask the operator for a new key",
+        "key-revoked",
+        key_id=rec.id,
+    )
 
 
 def _limits(spec: str | None) -> list[str]:

@@ -17,6 +17,7 @@ from service.web.base import (
     LOCATION_HEADER,
     any_caller,
     app_service,
+    bearer,
     blp,
     caller,
     credential,
@@ -27,8 +28,8 @@ from service.web.base import (
     labelled,
     language,
 )
-from service.web.live import wait_for_events
-from service.web.ratelimit import charge_pages
+from service.web.live import credential_holds, wait_for_events
+from service.web.ratelimit import charge_pages, revoked_problem
 
 log = logging.getLogger("naipes.http")
 
@@ -53,8 +54,11 @@ class Events(MethodView):
                 if events["embargo"] is not None
                 else None
             )
-            wait_for_events(svc, game_id, after, query["wait"], shown)
+            viewer, credential = current_caller(), bearer()
+            wait_for_events(svc, game_id, after, query["wait"], shown, credential_holds(svc, viewer, credential))
             # the credential once more: a key revoked or a seat token replaced during the wait gets nothing
+            if viewer.kind == "integrator" and (rec := svc.keys.find(credential)) is not None and rec.revoked:
+                raise revoked_problem(rec)
             events = svc.reads.events(game_id, caller(game_id), after, limit, lang=lang)
         return labelled(events, lang)
 
