@@ -303,14 +303,7 @@ class Records:
         catalogue.check_bot_seats(envs[0]["data"]["options"], len(envs[0]["data"]["players"]))
         self._check_shapes(envs)
         review = [e["version"] for e in envs if e["type"] in tables.REVIEW_EVENTS]
-        if review and (viewer is None or "review" not in viewer.scopes):
-            raise ProblemError(
-                403,
-                "Review events need the review scope",
-                f"the log holds review events (versions {', '.join(map(str, review[:10]))}); "
-                "importing them needs a key with the 'review' scope",
-                "review-authority",
-            )
+        _check_review_authority(review, viewer)  # made already by _refuse_cheaply, on the lines as read
         game_id = header["game_id"]
         if self.naipes.store.exists(game_id):
             raise ProblemError(409, "Game exists", f"game '{game_id}' is already in this store", "game-exists")
@@ -367,15 +360,7 @@ class Records:
             types = [loads(row).get("type") for row in rows[1:]]
         except Exception:  # noqa: BLE001 - verify_export names what cannot be read
             return
-        if (viewer is None or "review" not in viewer.scopes) and any(t in tables.REVIEW_EVENTS for t in types):
-            review = [v for v, t in enumerate(types, start=1) if t in tables.REVIEW_EVENTS]
-            raise ProblemError(
-                403,
-                "Review events need the review scope",
-                f"the log holds review events (versions {', '.join(map(str, review[:10]))}); "
-                "importing them needs a key with the 'review' scope",
-                "review-authority",
-            )
+        _check_review_authority([v for v, t in enumerate(types, start=1) if t in tables.REVIEW_EVENTS], viewer)
         game_id = header.get("game_id") if isinstance(header, dict) else None
         if isinstance(game_id, str) and ids.is_game_id(game_id) and self.naipes.store.exists(game_id):
             raise ProblemError(409, "Game exists", f"game '{game_id}' is already in this store", "game-exists")
@@ -601,3 +586,15 @@ class Records:
             "review": review,
             "events": envs,
         }
+
+
+def _check_review_authority(review: list[int], viewer: Viewer | None) -> None:
+    """Review events (at these versions) come in only with a key of the ``review`` scope (403)."""
+    if review and (viewer is None or "review" not in viewer.scopes):
+        raise ProblemError(
+            403,
+            "Review events need the review scope",
+            f"the log holds review events (versions {', '.join(map(str, review[:10]))}); "
+            "importing them needs a key with the 'review' scope",
+            "review-authority",
+        )

@@ -41,19 +41,12 @@ class Visibility:
             raw["origin"] = loads(raw["origin"])
         return raw
 
-    def write_meta(
-        self,
-        game_id: str,
-        *,
-        owner: str | None = None,
-        tournament: str | None = None,
-        origin: dict | None = None,
-        drawn: bool = False,
-    ) -> None:
-        """What a game's log does not say about it: who owns it, its tournament, where it came from.
-        ``drawn``: the game is made here under an id drawn for it, which no tournament reserved: its
-        context is what is written, and is kept as it is read (the creation's next steps read it)."""
-        write = self.meta_write(game_id, owner=owner, tournament=tournament, origin=origin, drawn=drawn)
+    def write_meta(self, game_id: str, **context: Any) -> None:
+        """What a game's log does not say about it (``owner``, ``tournament``, ``origin``: who owns it,
+        its tournament, where it came from), written now.  ``drawn``: the game is made here under an id
+        drawn for it, which no tournament reserved: its context is what is written, and is kept as it
+        is read (the creation's next steps read it).  See :meth:`meta_write`."""
+        write = self.meta_write(game_id, **context)
         if write is not None:
             pipe = self.naipes.redis.pipeline(transaction=False)
             write(pipe)
