@@ -305,6 +305,41 @@ def test_a_request_counted_in_redis_while_a_flush_is_on_its_way_counts_what_the_
     assert counts.hit("key", 60, 60, "credential", now=at).exceeded
 
 
+def test_a_flush_on_its_way_holds_back_only_the_adds_of_its_own_counts(service):
+    """A flush's add waits for nothing but the counts it carries: while one is held half-way, another
+    client's request past its share is added to Redis at once and answered (a lock of the whole process
+    held it behind the flush's round trip, however long)."""
+    import secrets
+    import threading
+
+    counts = Counts(service.redis, f"naipes:rate:apart-{secrets.token_hex(4)}", processes=2)
+    counts._flusher_pid = _process[0]  # no background flush: this test flushes when it says
+    real, inside, go = counts._add, threading.Event(), threading.Event()
+
+    def held(amounts):  # the flush's round trip, held before it reaches Redis
+        if threading.current_thread().name == "flush-held":
+            inside.set()
+            assert go.wait(10)
+        return real(amounts)
+
+    counts._add = held
+    at = 1_000_000_020.0
+    counts.hit("one", 60, 60, "credential", now=at, cost=13)  # pending, for the flush to carry
+    flush = threading.Thread(target=counts.flush, kwargs={"now": at}, name="flush-held")
+    flush.start()
+    assert inside.wait(5)
+    seen = []
+    other = threading.Thread(target=lambda: seen.append(counts.hit("other", 60, 60, "credential", now=at, cost=20)))
+    other.start()  # past its share (15): added to Redis at once
+    other.join(5)
+    try:
+        assert not other.is_alive() and [w.used for w in seen] == [20], "another count's add waited for the flush"
+    finally:
+        go.set()
+        flush.join(5)
+    assert int(service.redis.get(f"{counts.prefix}:one:60:60:{int(at // 60)}")) == 13
+
+
 def test_every_process_counts_into_one_shared_count(service, monkeypatch):
     """Two web processes over one Redis: together they let through the quota, and at most the unflushed
     shares over it (half of it); once over, both refuse; after their flushes Redis holds every request

@@ -39,6 +39,7 @@ resets.  Health, metrics and the spec are never limited and carry no
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import math
@@ -47,7 +48,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import redis
@@ -278,6 +279,9 @@ class _Count:
     known: int = 0  # the shared count as Redis last returned it to this process
     pending: int = 0  # requests this process let through and has not yet added to Redis
     flushing: int = 0  # requests being added by a flush whose reply has not come (counted meanwhile)
+    # one add of this count to Redis at a time: a request added there reads back every add of it this
+    # process made before, and what is still on its way (``flushing``) is exactly what Redis does not hold
+    adding: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
 
 _process = [os.getpid()]  # this process's id, known without a system call per request
@@ -309,10 +313,7 @@ class Counts:
         self.processes = max(1, processes)
         self._counts: dict[str, _Count] = {}
         self._expiring: set[str] = set()  # keys this process has given their expiry
-        self._lock = threading.Lock()
-        # one add to Redis at a time: a request counted there reads back every add of this process
-        # before it, and what is still on its way (``flushing``) is exactly what Redis does not hold
-        self._adding = threading.Lock()
+        self._lock = threading.Lock()  # taken after a count's ``adding``, never before it
         self._flusher_pid: int | None = None
 
     def hit(self, name: str, quota: int, window: int, kind: str, now: float | None = None, cost: int = 1) -> Window:
@@ -331,7 +332,7 @@ class Counts:
                 self._ensure_flusher()
                 return Window(kind, quota, window, count.known + count.flushing + count.pending, reset)
             amount, count.pending = count.pending + cost, 0
-        with self._adding:  # a flush's add lands before or after this one, never beside it
+        with count.adding:  # a flush's add of this count lands before or after this one, never beside it
             try:
                 added = self._add({key: (amount, window)})[key]
             except redis.RedisError:  # a Redis hiccup must not turn into refused requests: count here meanwhile
@@ -378,7 +379,9 @@ class Counts:
                 c.pending = 0
         if not amounts:
             return
-        with self._adding:
+        with contextlib.ExitStack() as held:  # each count's add, in one order: a request takes one of them
+            for key in sorted(due):
+                held.enter_context(due[key].adding)
             try:
                 added = self._add(amounts)
             except redis.RedisError:
