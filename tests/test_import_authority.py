@@ -9,6 +9,7 @@ import random
 import secrets
 
 import pytest
+import redis
 
 from domain import table as tables
 from events.envelope import GENESIS, dumps, event_hash, loads, now_iso
@@ -331,3 +332,38 @@ def test_an_imported_creation_seats_bots_as_a_creation_here_does(
     else:
         assert here.status_code == 422 and here.get_json()["rule"] == rule
         assert _problem(r, 422, "invalid-options")["rule"] == rule
+
+
+def test_a_read_racing_an_imports_context_write_does_not_keep_a_context_without_its_owner(
+    client, service, integrator, monkeypatch
+):
+    """An import writes its game's owner and origin after its events: a read of the game in this process
+    just before that write caches a context with neither.  The copy is dropped after the write, so the
+    importing key still owns the game (its export answers) and its provenance says imported."""
+    gid = create(client, integrator, game="cego", players=CEGO, options={"rounds": 1})["id"]
+    header, envs = _export(client, integrator, gid)
+    fresh = secrets.token_hex(8)
+    body = _reseal(header, envs, fresh)
+    meta = f"naipes:{{{fresh}}}:meta".encode()
+    command, execute = service.redis.execute_command, redis.client.Pipeline.execute
+
+    def race() -> None:  # a read of the game, in this process, just before its context is written
+        service.visibility.context(fresh)
+
+    def racing_command(*args, **kwargs):
+        if args[0] == "HSET" and str(args[1]).encode() == meta:
+            race()
+        return command(*args, **kwargs)
+
+    def racing_pipeline(pipe, *args, **kwargs):  # the write queued on a pipeline
+        if any(c[0] == "HSET" and str(c[1]).encode() == meta for c, _ in pipe.command_stack):
+            race()
+        return execute(pipe, *args, **kwargs)
+
+    monkeypatch.setattr(service.redis, "execute_command", racing_command)
+    monkeypatch.setattr(redis.client.Pipeline, "execute", racing_pipeline)
+    importer = _key(service, "games")
+    assert client.post("/games/import", data=body, headers={**importer, **NDJSON}).status_code == 201
+    monkeypatch.undo()
+    assert client.get(f"/games/{fresh}/export", headers=importer).status_code == 200
+    assert service.visibility.provenance(fresh)["kind"] == "imported"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import time as _time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from domain import registry
@@ -131,10 +131,6 @@ class Appender:
         """Append ``envs`` (``old`` to ``new``) with what an append writes beside it, and set going what
         follows it.  ``beside``: more writes of the game's own keys for the same round trip (a new game's
         owner and seat tokens)."""
-        also = self._due_mark(game_id, new, old)
-        if beside:
-            writes = [*beside, also] if also is not None else list(beside)
-            also = lambda pipe: [write(pipe) for write in writes]  # noqa: E731
         result = self.naipes.store.append(
             game_id,
             old["version"] if old else 0,
@@ -142,7 +138,7 @@ class Appender:
             snapshot=dumps(new),
             idempotency_key=idempotency_key,
             response=response,
-            also=also,
+            also=self._due_mark(game_id, new, old, beside or ()),
         )
         if result.replayed is not None:
             return result.replayed
@@ -202,15 +198,18 @@ class Appender:
                 log.exception("could not clear the finishing mark of game %s", game_id)
         return ok
 
-    def _due_mark(self, game_id: str, table: dict, old: dict | None = None) -> Callable[[Any], None] | None:
-        """What the append of a table writes beside it, in the same round trip: the game's mark
+    def _due_mark(
+        self, game_id: str, table: dict, old: dict | None = None, beside: Iterable[Callable[[Any], None]] = ()
+    ) -> Callable[[Any], None] | None:
+        """What the append of a table writes beside it, in the same round trip: ``beside``, the caller's
+        own writes (a new game's owner and seat tokens), then the game's mark
         in DUE at the time of the append when a clock runs, and the scheduler's writes of its
         deadlines when the schedule shares the games' Redis (the entries of ``table`` added, those
         of ``old`` dropped: :meth:`service.core.timers.DeadlineScheduler.in_append`).  Writing
         the deadlines moves the mark to the earliest of them; a mark left at the time of an append
         is a move stored whose deadlines were never written, and the workers' reconcile pass
         writes them (:func:`service.core.timers.reconcile`)."""
-        writes: list[Callable[[Any], None]] = []
+        writes: list[Callable[[Any], None]] = list(beside)  # the caller's own, first
         if _finishing(old, table):
             writes.append(lambda pipe: pipe.zadd(FINISHING, {game_id: _time.time()}))
             writes.append(lambda pipe: pipe.zadd(ENDING, {game_id: _time.time()}))

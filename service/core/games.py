@@ -143,12 +143,11 @@ class Games:
             # a game made under an id drawn for it is new to every process: its owner and its seats'
             # tokens ride in its append's round trip (nobody knows its id before the answer); under an
             # id reserved beforehand they are written first, as a retried creation reads them
-            beside: list = []
-            meta = self.naipes.visibility.meta_write(game_id, owner=owner, tournament=tournament, drawn=not given)
-            if meta is not None and given:
-                self._now(meta)
-            elif meta is not None:
-                beside.append(meta)
+            if given:
+                self.naipes.visibility.write_meta(game_id, owner=owner, tournament=tournament)
+                beside = []
+            else:
+                beside = [self.naipes.visibility.new_game_meta(game_id, owner=owner, tournament=tournament)]
             if tokens:
                 seats = self.new_tokens(game_id, names, replace=given, only=named, beside=None if given else beside)
             else:
@@ -165,12 +164,6 @@ class Games:
             if open_seats:
                 answer["invitations"] = invitations
             return answer
-
-    def _now(self, write) -> None:
-        """A write queued for an append, made at once instead."""
-        pipe = self.naipes.redis.pipeline(transaction=False)
-        write(pipe)
-        pipe.execute()
 
     def tournament_seat_token(self, game_id: str, seat: int) -> str:
         """The seat token of a tournament table, derived from the service secret (never stored)."""

@@ -41,42 +41,29 @@ class Visibility:
             raw["origin"] = loads(raw["origin"])
         return raw
 
-    def write_meta(self, game_id: str, **context: Any) -> None:
-        """What a game's log does not say about it (``owner``, ``tournament``, ``origin``: who owns it,
-        its tournament, where it came from), written now.  ``drawn``: the game is made here under an id
-        drawn for it, which no tournament reserved: its context is what is written, and is kept as it
-        is read (the creation's next steps read it).  See :meth:`meta_write`."""
-        write = self.meta_write(game_id, **context)
-        if write is not None:
-            pipe = self.naipes.redis.pipeline(transaction=False)
-            write(pipe)
-            pipe.execute()
-
-    def meta_write(
-        self,
-        game_id: str,
-        *,
-        owner: str | None = None,
-        tournament: str | None = None,
-        origin: dict | None = None,
-        drawn: bool = False,
-    ) -> Callable[[Any], None] | None:
-        """:meth:`write_meta`'s write, queued on a pipeline it is given (the creation's append carries it:
-        ``also`` of :meth:`events.store.EventStore.append`), or None when there is nothing to write; the
-        context is kept from now as :meth:`write_meta` keeps it."""
-        meta = {"owner": owner, "tournament": tournament, "origin": dumps(origin).decode() if origin else None}
-        meta = {k: v for k, v in meta.items() if v is not None}
-        self._keep(game_id, owner, tournament, origin, drawn)
-        if not meta:
-            return None
-        return lambda pipe: pipe.hset(key(game_id, "meta"), mapping=meta)
-
-    def _keep(self, game_id: str, owner: str | None, tournament: str | None, origin: dict | None, drawn: bool) -> None:
+    def write_meta(
+        self, game_id: str, *, owner: str | None = None, tournament: str | None = None, origin: dict | None = None
+    ) -> None:
+        """What a game's log does not say about it: who owns it, its tournament, where it came from.  The
+        copy this process keeps is dropped after the write (a read in between then caches what is stored)."""
+        meta = _meta(owner, tournament, origin)
+        if meta:
+            self.naipes.redis.hset(key(game_id, "meta"), mapping=meta)
         with self._lock:
-            if drawn and tournament is None and origin is None:
+            self._contexts.pop(game_id, None)
+
+    def new_game_meta(self, game_id: str, *, owner: str | None, tournament: str | None) -> Callable[[Any], None]:
+        """:meth:`write_meta` for a game made here under an id drawn for it, which no process knows before
+        the creation's answer: its write, queued on a pipeline it is given (the creation's append carries
+        it: ``also`` of :meth:`events.store.EventStore.append`).  Its context is what is written, and is
+        kept from now (the creation's next steps read it)."""
+        meta = _meta(owner, tournament, None)
+        with self._lock:
+            if tournament is None:
                 self._contexts[game_id] = GameContext(owner=owner)
             else:
                 self._contexts.pop(game_id, None)
+        return lambda pipe: pipe.hset(key(game_id, "meta"), mapping=meta) if meta else None
 
     def context(self, game_id: str) -> GameContext:
         """Who owns a game, its tournament, and the tables dealt the same cards (cached once complete)."""
@@ -201,3 +188,9 @@ def _deals_done(table: dict) -> int:
     so it holds none of them back (a Cripple Mr Onion match may end in fewer rounds at one table than at
     another; without this its peers' later deals stayed embargoed for good)."""
     return EVERY_DEAL if facts.finished(table) else sights.deals_finished(table)
+
+
+def _meta(owner: str | None, tournament: str | None, origin: dict | None) -> dict:
+    """The fields of a game's meta hash that say something."""
+    meta = {"owner": owner, "tournament": tournament, "origin": dumps(origin).decode() if origin else None}
+    return {k: v for k, v in meta.items() if v is not None}
