@@ -253,6 +253,7 @@ def evolve_decoded(table: dict | None, env: dict) -> dict:
             "notes": 0,
             "adjudication": None,
             "open": sorted(d.get("open") or []),
+            "claimed": [],  # seats whose invitation was used (a table folded before this was kept has none)
             "started": not d.get("open"),
             "left": [],
             "rematch": None,
@@ -377,7 +378,7 @@ def _seats(table: dict, env: dict) -> None:
     names = list(table["state"].get("players", []))
     if etype == SEAT_CLAIMED:
         table["open"] = [s for s in open_seats(table) if s != seat]
-        table["claimed"] = sorted({*table.get("claimed", ()), seat})  # seats whose invitation was used
+        table["claimed"] = sorted({*table.get("claimed", ()), seat})
         names[seat] = d["player"]
         _seat_names(table, module, names)
     elif not started(table):  # SEAT_LEFT before the game starts: the seat is open again

@@ -591,3 +591,24 @@ def test_me_follows_claims_leaves_and_rematches(client, integrator):
     again = client.post(f"/games/{gid}/rematch", headers=bearer(created["seats"][0]["token"])).get_json()
     _refused(client.get("/me", headers=bearer(first["seats"][0]["token"])), 401, "unauthorized")
     assert client.get("/me", headers=bearer(again["seats"][0]["token"])).get_json()["seat"]["player"] == "ana"
+
+
+def test_a_table_folded_before_claims_were_kept_answers_a_used_invitation_as_before(client, integrator, service):
+    """A game whose snapshot was written before tables kept their claimed seats cannot tell a seat named at
+    creation from one claimed: a claim of either is answered 410 invitation-used, as it was then, never
+    409 seat-not-open for a seat whose invitation was in fact used."""
+    from events.envelope import dumps, loads
+    from events.store import key
+
+    created = _create(client, integrator, ["ana", None, "carl", None])
+    gid, code = created["id"], created["invitations"][0]["invitation"]
+    assert _claim(client, gid, 1, code, "bea").status_code == 201
+    snap = loads(service.redis.get(key(gid, "snap")))
+    assert snap["claimed"] == [1]
+    del snap["claimed"]
+    service.redis.set(key(gid, "snap"), dumps(snap))
+    service.tables._cache.clear()  # as a process started after the upgrade reads it
+    version = _state(client, integrator, gid)
+    _refused(_claim(client, gid, 1, code, "eli"), 410, "invitation-used")
+    _refused(_claim(client, gid, 2, code, "eli"), 410, "invitation-used")
+    assert _state(client, integrator, gid) == version
