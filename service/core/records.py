@@ -305,13 +305,7 @@ class Records:
         review = [e["version"] for e in envs if e["type"] in tables.REVIEW_EVENTS]
         _check_review_authority(review, viewer)  # made already by _refuse_cheaply, on the lines as read
         game_id = header["game_id"]
-        if self.naipes.store.exists(game_id):
-            raise ProblemError(409, "Game exists", f"game '{game_id}' is already in this store", "game-exists")
-        if self.naipes.redis.exists(rematch_reservation(game_id)):
-            # a finished game's log names this id as its rematch: the id is that rematch's, made or not yet
-            raise ProblemError(
-                409, "Game exists", f"game id '{game_id}' is kept for the rematch of another game", "game-exists"
-            )
+        self._check_free(game_id)
         table = self._fold_checked(envs)
         catalogue.check_search_seats(table["timing"].get("bots") or {})  # its bots as seated by its log too
         origin = {
@@ -362,8 +356,18 @@ class Records:
             return
         _check_review_authority([v for v, t in enumerate(types, start=1) if t in tables.REVIEW_EVENTS], viewer)
         game_id = header.get("game_id") if isinstance(header, dict) else None
-        if isinstance(game_id, str) and ids.is_game_id(game_id) and self.naipes.store.exists(game_id):
+        if isinstance(game_id, str) and ids.is_game_id(game_id):
+            self._check_free(game_id)
+
+    def _check_free(self, game_id: str) -> None:
+        """An import's id is no game's of this store, nor kept for one (409 ``game-exists``)."""
+        if self.naipes.store.exists(game_id):
             raise ProblemError(409, "Game exists", f"game '{game_id}' is already in this store", "game-exists")
+        if self.naipes.redis.exists(rematch_reservation(game_id)):
+            # a finished game's log names this id as its rematch: the id is that rematch's, made or not yet
+            raise ProblemError(
+                409, "Game exists", f"game id '{game_id}' is kept for the rematch of another game", "game-exists"
+            )
 
     @staticmethod
     def _check_length(rows: list) -> None:
