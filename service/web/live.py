@@ -49,6 +49,13 @@ MAX_STREAMS_PER_ADDRESS = max(
 RECHECK_SECONDS = 2.0
 HELD_POLL_SECONDS = 1.0  # how often a stream held at an embargo's horizon looks whether it lifted
 CREDENTIAL_POLL_SECONDS = 1.0  # how often a long-poll looks whether its caller's credential still holds
+
+
+def _no_credential(_hub) -> str | None:
+    """The credential check of a caller that sent none: nothing to lose, nothing to look at."""
+    return None
+
+
 LOOK_SECONDS = 0.5  # how often, at most, a stream looks whether its client went (each time it wakes past this)
 # how long a quiet stream sleeps when the feed wakes it at a change of its game's seat tokens (a seat's, or
 # one of no credential): every wake costs the web worker, and a process may hold hundreds of quiet streams.
@@ -328,7 +335,7 @@ def wait_for_events(
     after: int,
     seconds: float,
     shown: Callable[[], int] | None = None,
-    holds: Callable[[Hub], str | None] = lambda _hub: None,
+    holds: Callable[[Hub], str | None] = _no_credential,
 ) -> None:
     """A long-poll's wait (``GET /games/{id}/events?wait=``): until the game's log is past ``after``, at most
     ``seconds``.  It waits as a stream does, on the game's reader in this process (which the process's one
@@ -349,14 +356,16 @@ def wait_for_events(
             while (left := deadline - time.monotonic()) > 0:
                 if holds(hub) is not None:
                     break
+                if holds is not _no_credential:  # a credential is looked at again every second
+                    left = min(left, CREDENTIAL_POLL_SECONDS)
                 if shown is None:
                     if hub.head.version > after:
                         break
-                    hub.wait(after, min(left, CREDENTIAL_POLL_SECONDS))
+                    hub.wait(after, left)
                 else:
                     if shown() > after:
                         break
-                    hub.wait(hub.head.version, min(left, HELD_POLL_SECONDS, CREDENTIAL_POLL_SECONDS))
+                    hub.wait(hub.head.version, min(left, HELD_POLL_SECONDS))
         except RuntimeError:  # the reader stopped: the read that follows the wait tells what there is
             pass
         finally:
@@ -415,7 +424,7 @@ def credential_holds(svc, viewer, credential: str | None):
             return None if hub.seat_of(digest) == viewer.seat else "credential no longer valid"
 
         return seat_holds
-    return lambda _hub: None
+    return _no_credential
 
 
 def _sse(
@@ -425,7 +434,7 @@ def _sse(
     viewer,
     after: int,
     heartbeat: float,
-    holds=lambda _hub: None,
+    holds=_no_credential,
     release=lambda: None,
     lang: str = "en",
     views: str = "none",
