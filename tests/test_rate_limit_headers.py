@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 import re
+import secrets
+import threading
 import time
 from pathlib import Path
 
@@ -240,31 +242,44 @@ def test_an_import_counts_its_events_as_its_export_did(service, monkeypatch):
     assert parse(r.headers["RateLimit"])["credential"][0] == 300 - -(-events // 100)
 
 
+class HeldFlush:
+    """A process's counts (no background flush) whose flush, once started, is held half-way, before its
+    add reaches Redis, until released: what a request meets while a flush is on its way."""
+
+    AT = 1_000_000_020.0  # one window, whatever the clock says
+
+    def __init__(self, service, name: str, processes: int):
+        self.counts = Counts(service.redis, f"naipes:rate:{name}-{secrets.token_hex(4)}", processes=processes)
+        self.counts._flusher_pid = _process[0]  # no background flush: the test flushes when it says
+        real, self.inside, self.go = self.counts._add, threading.Event(), threading.Event()
+
+        def held(amounts):
+            if threading.current_thread().name == "flush-held":
+                self.inside.set()
+                assert self.go.wait(10)
+            return real(amounts)
+
+        self.counts._add = held
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self.counts.flush, kwargs={"now": self.AT}, name="flush-held")
+        self.thread.start()
+        assert self.inside.wait(5)
+
+    def release(self) -> None:
+        self.go.set()
+        self.thread.join(5)
+
+
 def test_requests_being_flushed_are_counted_until_redis_has_them(service):
     """A flush takes a window's pending requests and adds them to Redis: a request meanwhile still counts
     them (its remaining count, and the process's share of what is left), and the count stays exact."""
-    import secrets
-    import threading
-
-    counts = Counts(service.redis, f"naipes:rate:flushing-{secrets.token_hex(4)}", processes=1)
-    counts._flusher_pid = _process[0]  # no background flush: this test flushes when it says
-    real, inside, go = counts._add, threading.Event(), threading.Event()
-
-    def held(amounts):  # the flush's round trip, held half-way
-        if threading.current_thread().name == "flush-held":
-            inside.set()
-            assert go.wait(5)
-        return real(amounts)
-
-    counts._add = held
-    at = 1_000_000_020.0  # one window, whatever the clock says
+    held = HeldFlush(service, "flushing", processes=1)
+    counts, at = held.counts, held.AT
     used = [counts.hit("key", 4, 60, "credential", now=at).used]
-    flush = threading.Thread(target=counts.flush, kwargs={"now": at}, name="flush-held")
-    flush.start()
-    assert inside.wait(5)
+    held.start()
     used.append(counts.hit("key", 4, 60, "credential", now=at).used)  # the first is on its way to Redis
-    go.set()
-    flush.join(5)
+    held.release()
     used += [counts.hit("key", 4, 60, "credential", now=at).used for _ in range(3)]
     assert used == [1, 2, 3, 4, 5]  # the fifth is over the quota: refused
 
@@ -273,31 +288,15 @@ def test_a_request_counted_in_redis_while_a_flush_is_on_its_way_counts_what_the_
     """Past its share a request adds itself to Redis at once; a flush of the same window on its way
     meanwhile holds requests this process let through.  Whichever add Redis takes first, the request's
     count holds them: it read 10 (its own add alone) where 23 had been let through."""
-    import secrets
-    import threading
-
-    counts = Counts(service.redis, f"naipes:rate:racing-{secrets.token_hex(4)}", processes=2)
-    counts._flusher_pid = _process[0]  # no background flush: this test flushes when it says
-    real, inside, go = counts._add, threading.Event(), threading.Event()
-
-    def held(amounts):  # the flush's round trip, held before it reaches Redis
-        if threading.current_thread().name == "flush-held":
-            inside.set()
-            assert go.wait(5)
-        return real(amounts)
-
-    counts._add = held
-    at = 1_000_000_020.0  # one window, whatever the clock says
+    held = HeldFlush(service, "racing", processes=2)
+    counts, at = held.counts, held.AT
     assert counts.hit("key", 60, 60, "credential", now=at, cost=13).used == 13  # within the share (15)
-    flush = threading.Thread(target=counts.flush, kwargs={"now": at}, name="flush-held")
-    flush.start()
-    assert inside.wait(5)
+    held.start()
     seen = []
     past = threading.Thread(target=lambda: seen.append(counts.hit("key", 60, 60, "credential", now=at, cost=10)))
     past.start()  # past the share: added to Redis at once
     past.join(0.3)
-    go.set()
-    flush.join(5)
+    held.release()
     past.join(5)
     assert [w.used for w in seen] == [23]
     assert int(service.redis.get(f"{counts.prefix}:key:60:60:{int(at // 60)}")) == 23
@@ -309,25 +308,10 @@ def test_a_flush_on_its_way_holds_back_only_the_adds_of_its_own_counts(service):
     """A flush's add waits for nothing but the counts it carries: while one is held half-way, another
     client's request past its share is added to Redis at once and answered (a lock of the whole process
     held it behind the flush's round trip, however long)."""
-    import secrets
-    import threading
-
-    counts = Counts(service.redis, f"naipes:rate:apart-{secrets.token_hex(4)}", processes=2)
-    counts._flusher_pid = _process[0]  # no background flush: this test flushes when it says
-    real, inside, go = counts._add, threading.Event(), threading.Event()
-
-    def held(amounts):  # the flush's round trip, held before it reaches Redis
-        if threading.current_thread().name == "flush-held":
-            inside.set()
-            assert go.wait(10)
-        return real(amounts)
-
-    counts._add = held
-    at = 1_000_000_020.0
+    held = HeldFlush(service, "apart", processes=2)
+    counts, at = held.counts, held.AT
     counts.hit("one", 60, 60, "credential", now=at, cost=13)  # pending, for the flush to carry
-    flush = threading.Thread(target=counts.flush, kwargs={"now": at}, name="flush-held")
-    flush.start()
-    assert inside.wait(5)
+    held.start()
     seen = []
     other = threading.Thread(target=lambda: seen.append(counts.hit("other", 60, 60, "credential", now=at, cost=20)))
     other.start()  # past its share (15): added to Redis at once
@@ -335,8 +319,7 @@ def test_a_flush_on_its_way_holds_back_only_the_adds_of_its_own_counts(service):
     try:
         assert not other.is_alive() and [w.used for w in seen] == [20], "another count's add waited for the flush"
     finally:
-        go.set()
-        flush.join(5)
+        held.release()
     assert int(service.redis.get(f"{counts.prefix}:one:60:60:{int(at // 60)}")) == 13
 
 
@@ -483,7 +466,6 @@ def test_the_contract_documents_the_fields_and_429(app):
 
 def test_the_counts_flush_on_a_thread_that_ends_with_its_application(service, monkeypatch):
     import gc
-    import threading
 
     def flushers() -> set:
         return {t for t in threading.enumerate() if t.name == "rate-limit-flush" and t.is_alive()}
