@@ -163,7 +163,7 @@ def test_if_match_takes_only_ascii_digits_of_sane_length(client, integrator, gam
     before = head(client, integrator, gid)
     version = before[0]
     bad = ["9" * 5000, "\u00b2", "\u0663".encode().decode("latin-1"), "1" * 19, "", "W/", "1 2", "0x1", "-1"]
-    bad += [f'"{version}", "{version + 1}"', f'"{version}",', '"', '""', "**", f'W/"{version}", "{version}"']
+    bad += [f'"{version}", "{version + 1}"', ",", " , ", '"', '""', "**", f'W/"{version}", "{version}"']
     for value in bad:
         r = post_raw(client, f"/games/{gid}/moves", '{"type": "pass"}', {**auth, "If-Match": value})
         problem(r, 400, "If-Match", "ASCII digits")
@@ -177,6 +177,14 @@ def test_if_match_takes_only_ascii_digits_of_sane_length(client, integrator, gam
         assert problem(r, 412, "weak")["type"].endswith("precondition-failed")
     assert head(client, integrator, gid) == before
     r = client.post(f"/games/{gid}/moves", json=move, headers={**auth, "If-Match": "*"})  # any version
+    assert r.status_code == 201, r.get_json()
+    # a list's empty elements are no tags (RFC 9110, 5.6.1): one tag among them is that tag
+    _, auth = seat_to_act(client, game)
+    move = client.get(f"/games/{gid}/legal-moves", headers=auth).get_json()["moves"][0]
+    now = r.get_json()["version"]
+    r = client.post(f"/games/{gid}/moves", json=move, headers={**auth, "If-Match": f' , "{now - 1}",'})
+    assert problem(r, 412, str(now - 1))["current_version"] == now
+    r = client.post(f"/games/{gid}/moves", json=move, headers={**auth, "If-Match": f'"{now}", '})
     assert r.status_code == 201, r.get_json()
 
 

@@ -226,10 +226,11 @@ def idempotency_key(raw: str | None) -> str | None:
 def if_match_version(raw: str | None) -> int | None:
     """The version a move's If-Match header names, checked: one entity tag as ETag gives it (``"42"``;
     the bare number is taken too), or ``*`` (any version: the game exists).  If-Match compares strongly
-    (RFC 9110, 13.1.1): a weak tag (``W/"42"``) never matches, a 412.  Anything else is a 400."""
+    (RFC 9110, 13.1.1): a weak tag (``W/"42"``) never matches, a 412.  Empty elements of the list
+    are no tags (RFC 9110, 5.6.1: ``"42",`` names one).  Anything else is a 400."""
     if raw is None:
         return None
-    tags = [tag.strip() for tag in raw.split(",")]
+    tags = [tag for tag in (part.strip() for part in raw.split(",")) if tag]
     if tags == ["*"]:
         return None
     if len(tags) == 1 and tags[0][:2] in ("W/", "w/") and _VERSION.fullmatch(tags[0][2:].strip('"')):
@@ -240,8 +241,9 @@ def if_match_version(raw: str | None) -> int | None:
             f"as given ({tags[0][2:]})",
             "precondition-failed",
         )
-    value = tags[0][1:-1] if len(tags[0]) > 1 and tags[0][0] == tags[0][-1] == '"' else tags[0]
-    if len(tags) != 1 or not _VERSION.fullmatch(value):
+    tag = tags[0] if len(tags) == 1 else ""
+    value = tag[1:-1] if len(tag) > 1 and tag[0] == tag[-1] == '"' else tag
+    if not _VERSION.fullmatch(value):
         raise ProblemError(
             400,
             "Bad If-Match",
