@@ -19,6 +19,10 @@ import redis
 from redis.cluster import RedisCluster
 
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
+# how long a command waits for its reply before it fails (redis-py's own default has been none, then
+# 5 s: set here, a Redis that stops answering fails a request instead of holding it; a blocking read
+# waits less than this, in turns: events.store.EventStore._blocking_ms)
+SOCKET_TIMEOUT = 5.0
 
 
 def is_cluster_url(url: str) -> bool:
@@ -26,6 +30,9 @@ def is_cluster_url(url: str) -> bool:
 
 
 def connect(url: str, **options) -> redis.Redis | RedisCluster:
+    """A client of the Redis at ``url`` (its commands time out after SOCKET_TIMEOUT unless
+    ``options`` say otherwise)."""
+    options.setdefault("socket_timeout", SOCKET_TIMEOUT)
     if is_cluster_url(url):
         return RedisCluster.from_url(url.replace("+cluster://", "://", 1), **options)
     return redis.Redis.from_url(url, **options)
