@@ -125,6 +125,16 @@ class AppendResult:
     replayed: bytes | None = None  # the stored first response of an idempotent retry
 
 
+class AlsoFailed(redis.exceptions.RedisError):
+    """The append was made (``result``), but writes ``also`` queued beside it were refused by Redis
+    (``errors``, their error replies): the caller decides whether that fails its request."""
+
+    def __init__(self, result: AppendResult, errors: list[Exception]):
+        super().__init__(f"{len(errors)} write(s) beside the append failed: {errors[0]}")
+        self.result = result
+        self.errors = errors
+
+
 def key(game_id: str, part: str) -> str:
     return f"naipes:{{{game_id}}}:{part}"
 
@@ -183,7 +193,9 @@ class EventStore:
         ``also(pipeline)`` queues writes to keys outside the game (a global
         index) sent in the same round trip, after the script (on a Redis
         Cluster, just before it): they are not part of the append, and are
-        made whether it succeeds or not.
+        made whether it succeeds or not.  An error reply to one of them
+        after an append that was made raises :class:`AlsoFailed`, which
+        carries the append's result.
         """
         if not envelopes:
             raise ValueError("nothing to append")
@@ -202,12 +214,20 @@ class EventStore:
             self.channel(game_id),
         ]
         args.extend(dumps(env) for env in envelopes)
-        status, value = self._run(self._append, keys, args) if also is None else self._append_with(keys, args, also)
+        errors: list[Exception] = []
+        if also is None:
+            status, value = self._run(self._append, keys, args)
+        else:
+            (status, value), errors = self._append_with(keys, args, also)
         if status == 1:
-            return AppendResult(int(value))
-        if status == 2:
-            return AppendResult(-1, replayed=value)
-        raise VersionConflict(expected_version, int(value))
+            result = AppendResult(int(value))
+        elif status == 2:
+            result = AppendResult(-1, replayed=value)
+        else:
+            raise VersionConflict(expected_version, int(value))
+        if errors:
+            raise AlsoFailed(result, errors)
+        return result
 
     def beside(self, text: str) -> str:
         """Register a script that ``also`` runs beside an append (``pipe.evalsha(sha, ...)``); its SHA1.
@@ -217,16 +237,20 @@ class EventStore:
         self._beside[script.sha] = script
         return script.sha
 
-    def _append_with(self, keys: list[str], args: list[Any], also: Callable[[Any], None]) -> Any:
+    def _append_with(
+        self, keys: list[str], args: list[Any], also: Callable[[Any], None]
+    ) -> tuple[Any, list[Exception]]:
         """The append script and ``also``'s writes in one pipeline (EVALSHA: a
         pipeline running a registered script would first ask whether it is
-        loaded, a round trip more).  On a Redis Cluster the other keys live on
-        other nodes: their writes go first, then the script."""
+        loaded, a round trip more): the script's reply, and the error replies
+        of ``also``'s writes.  On a Redis Cluster the other keys live on other
+        nodes: their writes go first (an error among them raises, before the
+        append), then the script."""
         if isinstance(self.redis, redis.cluster.RedisCluster):
             pipe = self.redis.pipeline(transaction=False)
             also(pipe)
             pipe.execute()
-            return self._append(keys=keys, args=args)
+            return self._append(keys=keys, args=args), []
         pipe = self.redis.pipeline(transaction=False)
         pipe.evalsha(self._append.sha, len(keys), *keys, *args)
         also(pipe)
@@ -238,16 +262,19 @@ class EventStore:
         result = results[0]
         if isinstance(result, redis.exceptions.NoScriptError):  # Redis restarted without it: load it and run
             result = self._run(self._append, keys, args)
+        errors: list[Exception] = []
         for command, reply in zip(commands[1:], results[1:]):  # then ``also``'s scripts it had forgotten
             if isinstance(reply, redis.exceptions.NoScriptError) and command[1] in self._beside:
                 numkeys = int(command[2])
                 try:
                     self._beside[command[1]](keys=command[3 : 3 + numkeys], args=command[3 + numkeys :])
-                except redis.RedisError:  # not part of the append, which stands: the writer catches up
-                    log.exception("a script beside the append of %s failed", keys[0])
+                except redis.RedisError as exc:  # not part of the append, which stands
+                    errors.append(exc)
+            elif isinstance(reply, Exception):
+                errors.append(reply)
         if isinstance(result, Exception):
             raise result
-        return result
+        return result, errors
 
     def remember_response(self, game_id: str, idempotency_key: str) -> bytes | None:
         return self.redis.get(key(game_id, f"idem:{idempotency_key}"))

@@ -63,3 +63,31 @@ def test_no_acknowledged_move_is_lost_when_redis_is_killed(tmp_path):
     finally:
         client.close()
         server.stop()
+
+
+def test_a_creation_whose_seat_tokens_redis_refuses_is_not_answered_201(
+    client, integrator, redis_client, monkeypatch, caplog
+):
+    """A new game's owner and seat tokens are written beside its append, in the same round trip.
+    When Redis refuses one of those writes (here: the tokens' key holds a string, WRONGTYPE), the
+    creation answers 503 naming the game, not 201 with tokens that open nothing; a move's writes
+    beside its append are not the move, which stands."""
+    import service.core.games as games_module
+
+    given = "c0ffee00d15ea5e1"
+    real = games_module.secrets.token_hex
+    drawn = iter([given])
+    monkeypatch.setattr(games_module.secrets, "token_hex", lambda n=None: next(drawn, None) or real(n))
+    redis_client.set(f"naipes:{{{given}}}:auth", "not a hash")
+    r = client.post("/games", json={"game": "cego", "players": ["a", "b", "c", "d"]}, headers=integrator)
+    assert r.status_code == 503, r.get_json()
+    assert r.mimetype == "application/problem+json"
+    body = r.get_json()
+    assert body["type"].endswith(":unavailable") and given in body["detail"] and "seat tokens" in body["detail"]
+    assert "WRONGTYPE" in caplog.text and "WRONGTYPE" not in body["detail"]  # Redis's words are logged, not told
+    # the next creation draws afresh, and is whole
+    r = client.post("/games", json={"game": "cego", "players": ["a", "b", "c", "d"]}, headers=integrator)
+    assert r.status_code == 201, r.get_json()
+    created = r.get_json()
+    seat = created["seats"][0]
+    assert client.get(f"/games/{created['id']}", headers=bearer(seat["token"])).status_code == 200

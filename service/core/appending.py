@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 from domain import registry
 from domain import table as tables
 from events.envelope import dumps, seal_batch
+from events.store import AlsoFailed
 from service.core import afterwards, facts
 from service.core import sight as sights
+from service.core.errors import ProblemError
 from service.core.listing import DUE, ENDING, FINISH_GRACE, FINISHING
 
 if TYPE_CHECKING:
@@ -130,16 +132,30 @@ class Appender:
     ) -> bytes | None:
         """Append ``envs`` (``old`` to ``new``) with what an append writes beside it, and set going what
         follows it.  ``beside``: more writes of the game's own keys for the same round trip (a new game's
-        owner and seat tokens)."""
-        result = self.naipes.store.append(
-            game_id,
-            old["version"] if old else 0,
-            envs,
-            snapshot=dumps(new),
-            idempotency_key=idempotency_key,
-            response=response,
-            also=self._due_mark(game_id, new, old, beside or ()),
-        )
+        owner and seat tokens): the game is of no use without them, and an error reply to one of
+        them fails the request (503) though the append was made; an error reply to the other writes
+        beside a move (its deadlines' marks) is logged, the move stands."""
+        try:
+            result = self.naipes.store.append(
+                game_id,
+                old["version"] if old else 0,
+                envs,
+                snapshot=dumps(new),
+                idempotency_key=idempotency_key,
+                response=response,
+                also=self._due_mark(game_id, new, old, beside or ()),
+            )
+        except AlsoFailed as exc:
+            log.error("writes beside the append of game %s at version %s failed: %s", game_id, new["version"], exc)
+            if beside:
+                raise ProblemError(
+                    503,
+                    "Service Unavailable",
+                    f"game {game_id} was stored, but the event store refused writes that go with it, such as its "
+                    "owner and seat tokens (logged): it may not be playable; create the game again",
+                    "unavailable",
+                ) from None
+            result = exc.result
         if result.replayed is not None:
             return result.replayed
         self.naipes.tables.remember(game_id, new)

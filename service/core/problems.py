@@ -157,8 +157,8 @@ PROBLEM_TYPES: dict[str, str] = {
     "invalid-events": "422: the webhook names no event, or events there are none of (the detail lists them).",
     "too-many-webhooks": "409: the key holds the most webhooks it may.",
     # ---- the service
-    "unavailable": "503: the event store is unreachable, or too many streams or replays run at once; retry "
-    "after Retry-After.",
+    "unavailable": "503: the event store is unreachable or refused a write, or too many streams or replays run at "
+    "once; retry after Retry-After.",
     "internal": "500: a defect; it has been logged.",
     "not-implemented": "501: the server does not implement the method.",
     OTHER_STATUS: "any other HTTP error, as its status says.",
