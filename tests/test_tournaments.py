@@ -912,3 +912,55 @@ def test_the_listing_does_not_tell_that_an_embargoed_table_finished(client, inte
             assert status(game, headers) == "finished", (game, headers)
             assert status(game, headers, "finished") == "finished"
             assert status(game, headers, "active") is None
+
+
+def _commands_naming(redis_client, needle: str, action) -> list[str]:
+    """The commands Redis ran that name ``needle`` while ``action`` ran (its MONITOR feed)."""
+    marker = f"end-of-action-{secrets.token_hex(4)}"
+    seen = []
+    with redis_client.monitor() as feed:
+        action()
+        redis_client.echo(marker)
+        for command in feed.listen():
+            if marker in command["command"]:
+                return seen
+            if needle in command["command"]:
+                seen.append(command["command"])
+    return seen
+
+
+def test_reading_a_tournament_again_reads_only_its_head_and_what_came_since(client, integrator, redis_client):
+    """A tournament's reads fold its log once per process and version: a read at the same version
+    costs one look at the head (not the whole log, whatever its length: a long tournament read by
+    many is not folded whole for each), and a read after an append reads the events since."""
+    t = create_tournament(
+        client,
+        integrator,
+        game="dalmuti",
+        options={"hands": 1},
+        players=[f"rc{i}" for i in range(8)],
+        format="swiss",
+        rounds=2,
+        table_size={"min": 4, "max": 4},
+    )
+    tid = t["id"]
+    first = client.get(f"/tournaments/{tid}").get_json()
+
+    def reads():
+        assert client.get(f"/tournaments/{tid}").get_json() == first
+        assert client.get(f"/tournaments/{tid}/standings").status_code == 200
+        assert client.get(f"/tournaments/{tid}/rounds/1").status_code == 200
+
+    again = _commands_naming(redis_client, f"{{{tid}}}", reads)
+    assert again and not [c for c in again if c.upper().startswith(("XRANGE", "XREAD", "EVALSHA"))], again
+    version = client.get(f"/tournaments/{tid}/events", headers=integrator).get_json()["version"]
+    r = client.post(f"/tournaments/{tid}/withdraw", json={"player": "rc5"}, headers=integrator)
+    assert r.status_code == 200, r.get_json()
+    seen = {}
+    ranges = _commands_naming(
+        redis_client, f"{{{tid}}}", lambda: seen.update(client.get(f"/tournaments/{tid}").get_json())
+    )
+    xranges = [c for c in ranges if c.upper().startswith("XRANGE")]
+    assert xranges and all(f"({version}-0" in c or f"{version + 1}-0" in c for c in xranges), xranges
+    assert next(p for p in seen["players"] if p["player"] == "rc5")["withdrawn"]
+    assert seen == {**first, "players": seen["players"], "version": version + 1, "updated_at": seen["updated_at"]}

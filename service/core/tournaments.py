@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import logging
 import secrets
+import threading
 from datetime import timedelta
 
 import redis
+from cachetools import LRUCache
 from rq import Queue, Retry
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
@@ -55,6 +57,9 @@ GAMES = "naipes:tournaments:games"
 LOCK_MS = 5000
 GUARD_SECONDS = 3
 MAX_RETRIES = 8
+# events of tournament logs a process keeps folded for reads (Tournaments._current): the longest log
+# a tournament can have (MAX_PLAYERS, MAX_ROUNDS), or a hundred of a few hundred events
+READ_CACHE_EVENTS = 20_000
 
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -120,6 +125,10 @@ class Tournaments:
         self._extend = self.redis.register_script(_EXTEND)
         self._recheck = self.redis.register_script(_RECHECK)
         self._rechecked = self.redis.register_script(_RECHECKED)
+        # the reads' folds, by tournament: [version, state, log, what the public sees of them (or None:
+        # not folded yet)], at most READ_CACHE_EVENTS events in all
+        self._folds: LRUCache = LRUCache(maxsize=READ_CACHE_EVENTS, getsizeof=lambda entry: len(entry[2]) or 1)
+        self._folds_lock = threading.Lock()
 
     # ------------------------------------------------------------ loading
     def load(self, tid: str) -> tuple[dict, list[dict]]:
@@ -127,6 +136,36 @@ class Tournaments:
         if not envs:
             raise not_found(tid)
         return T.fold(envs), envs
+
+    def _current(self, tid: str) -> list:
+        """The tournament's state and log for a read, as :meth:`load` gives them, at the cost of one
+        small round trip when this process folded them at the head's version (a tournament's log only
+        grows: the events past its fold are read and folded onto it).  So a read costs the same
+        whatever the length of the log: a long tournament read by many callers is not folded
+        whole for each.  Returns the cache's entry, [version, state, log, public]: it is shared, and
+        never changed but for its public part, set once (:meth:`_seen`)."""
+        if not tid.startswith("t-"):
+            raise not_found(tid)
+        version, _ = self.store.head(tid)
+        if version == 0:
+            raise not_found(tid)
+        with self._folds_lock:
+            cached = self._folds.get(tid)
+        if cached is not None and cached[0] == version:
+            return cached
+        if cached is not None and cached[0] < version:
+            more = self.store.read(tid, cached[0], until=version)
+            if more and more[0]["version"] == cached[0] + 1 and more[-1]["version"] == version:
+                state, envs = T.fold(more, state=cached[1]), cached[2] + more
+            else:  # not the events that follow (never so for a log that only grows): folded anew
+                state, envs = self.load(tid)
+        else:
+            state, envs = self.load(tid)
+        entry = [envs[-1]["version"], state, envs, None]
+        if len(envs) <= READ_CACHE_EVENTS:
+            with self._folds_lock:
+                self._folds[tid] = entry
+        return entry
 
     def _append(self, tid: str, envs: list[dict], events: list[dict], actor: str) -> list[dict]:
         version, prev = (envs[-1]["version"], envs[-1]["hash"]) if envs else (0, GENESIS)
@@ -635,10 +674,13 @@ class Tournaments:
         """The tournament as ``viewer`` may see it: its state, its log, and whether it sees everything.
         A caller who does not (anyone but the owner and ``admin``) sees the log up to its public
         horizon (:func:`_public_prefix`), and the state folded from that."""
-        state, envs = self.load(tid)
+        entry = self._current(tid)
+        _version, state, envs, public = entry
         if self._privileged(viewer, state):
             return state, envs, True
-        return (*_public(state, envs), False)
+        if public is None:  # folded once per version of the log, as the whole is
+            public = entry[3] = _public(state, envs)
+        return (*public, False)
 
     def _owner(self, tid: str) -> str | None:
         first = self.store.read(tid, 0, 1)
