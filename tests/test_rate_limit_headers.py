@@ -478,3 +478,35 @@ def test_the_counts_flush_on_a_thread_that_ends_with_its_application(service, mo
     gc.collect()
     ours.join(timeout=2)
     assert not ours.is_alive()
+
+
+def test_a_tournament_log_read_counts_its_whole_length_whatever_the_page(service, monkeypatch):
+    """GET /tournaments/{id}/events checks the chain and folds the tournament over the whole log,
+    whatever page it answers: it counts as ceil(version / 100) requests when that is more than the
+    page's count, as an export of a game's whole log does."""
+    from service.core.tournaments import attach_tournaments
+
+    owner = service.keys.create("long-tournament", ["games"])
+    made = attach_tournaments(service).create(
+        service.identity.viewer(None, owner["key"]),
+        {
+            "game": "dalmuti",
+            "options": {"hands": 1},
+            "players": [f"lt{i:03d}" for i in range(120)],
+            "format": "swiss",
+            "rounds": 1,
+            "table_size": {"min": 4, "max": 4},
+        },
+    )
+    c = _client(service, monkeypatch, "60 per 4 seconds", address_limits="90 per 4 seconds")
+    key = bearer(service.keys.create("reader", ["games"])["key"])
+    path = f"/tournaments/{made['id']}/events"
+    first = c.get(f"{path}?limit=1", headers=key).get_json()
+    assert 150 < first["version"] <= 200 and len(first["events"]) == 1
+    fresh_window(4, 4)
+    counted = []
+    for query in ("?limit=1", "?limit=100", "?limit=300", ""):
+        r = c.get(path + query, headers=key, environ_base=_address())
+        assert r.status_code == 200, r.get_json()
+        counted.append(parse(r.headers["RateLimit"])["credential"][0])
+    assert counted == [58, 56, 53, 43]  # 2 (its 15x events), 2, 3 (a page of 300), 10 (the default page)

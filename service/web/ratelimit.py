@@ -184,14 +184,14 @@ def _limiter() -> RateLimits | None:
     return None if limiter is None or _exempt() else limiter
 
 
-def charge(units: int) -> None:
+def charge(units: int, counted: int = 1) -> None:
     """Count ``units`` more requests of this request's client on its route, for an answer larger than
-    its request told, and refuse it (429) past a budget.  The request's RateLimit fields then tell the
-    count after it."""
+    its request told (``counted``: what it was counted as), and refuse it (429) past a budget.  The
+    request's RateLimit fields then tell the count after it."""
     limiter = _limiter()
     if limiter is None or units <= 0:
         return
-    windows = limiter.count(client(), request.endpoint or "unrouted", units, counted=1)
+    windows = limiter.count(client(), request.endpoint or "unrouted", units, counted=counted)
     g.naipes_rate = windows
     refused = limiter.refusal(windows)
     if refused is not None:

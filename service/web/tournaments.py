@@ -24,7 +24,7 @@ from service.web.base import (
     integrator_key,
     json_response,
 )
-from service.web.ratelimit import charge
+from service.web.ratelimit import charge, pages, request_cost
 
 blp = Blueprint("tournaments", __name__, description="Tournaments over many tables, and webhooks")
 
@@ -152,9 +152,15 @@ class TournamentEventsRoute(MethodView):
         security=ANY,
         operationId="getTournamentEvents",
         summary="The tournament's hash-chained log and its chain check (private parts for its key only)",
+        description="The chain is checked, and the tournament folded, over the whole log whatever the page: "
+        "the request counts as ceil(version / 100) requests of the caller's budgets on this route when that is "
+        "more than its page's count (never more than a window's whole quota).",
     )
     def get(self, query, tournament_id):
-        return json_response(tournaments().events(tournament_id, current_caller(), query["after"], query["limit"]))
+        found = tournaments()
+        paid = request_cost()
+        charge(pages(found.store.head(tournament_id)[0]) - paid, counted=paid)  # the whole log is read and hashed
+        return json_response(found.events(tournament_id, current_caller(), query["after"], query["limit"]))
 
 
 @blp.route("/webhooks")
