@@ -142,8 +142,9 @@ class Tournaments:
         small round trip when this process folded them at the head's version (a tournament's log only
         grows: the events past its fold are read and folded onto it).  So a read costs the same
         whatever the length of the log: a long tournament read by many callers is not folded
-        whole for each.  Returns the cache's entry, [version, state, log, public]: it is shared, and
-        never changed but for its public part, set once (:meth:`_seen`)."""
+        whole for each.  Returns the cache's entry, [version, state, log, public, derived]: it is
+        shared, and never changed but for its public part, set once, and what reads derive from it
+        (:meth:`_seen`)."""
         if not tid.startswith("t-"):
             raise not_found(tid)
         version, _ = self.store.head(tid)
@@ -161,7 +162,7 @@ class Tournaments:
                 state, envs = self.load(tid)
         else:
             state, envs = self.load(tid)
-        entry = [envs[-1]["version"], state, envs, None]
+        entry = [envs[-1]["version"], state, envs, None, {}]
         if len(envs) <= READ_CACHE_EVENTS:
             with self._folds_lock:
                 self._folds[tid] = entry
@@ -670,17 +671,18 @@ class Tournaments:
         out["complete"] = len(reserved) == len(rnd["tables"])
         return out
 
-    def _seen(self, tid: str, viewer: Viewer | None) -> tuple[dict, list[dict], bool]:
-        """The tournament as ``viewer`` may see it: its state, its log, and whether it sees everything.
-        A caller who does not (anyone but the owner and ``admin``) sees the log up to its public
-        horizon (:func:`_public_prefix`), and the state folded from that."""
+    def _seen(self, tid: str, viewer: Viewer | None) -> tuple[dict, list[dict], bool, dict]:
+        """The tournament as ``viewer`` may see it: its state, its log, whether it sees everything, and
+        what reads derive from that state, kept with it (its standings: computed once per version).
+        A caller who does not see everything (anyone but the owner and ``admin``) sees the log up to
+        its public horizon (:func:`_public_prefix`), and the state folded from that."""
         entry = self._current(tid)
-        _version, state, envs, public = entry
+        _version, state, envs, public, derived = entry
         if self._privileged(viewer, state):
-            return state, envs, True
+            return state, envs, True, derived.setdefault("full", {})
         if public is None:  # folded once per version of the log, as the whole is
             public = entry[3] = _public(state, envs)
-        return (*public, False)
+        return (*public, False, derived.setdefault("public", {}))
 
     def _owner(self, tid: str) -> str | None:
         first = self.store.read(tid, 0, 1)
@@ -688,7 +690,7 @@ class Tournaments:
 
     # ------------------------------------------------------------ reading
     def view(self, tid: str, viewer: Viewer | None = None) -> dict:
-        state, envs, _ = self._seen(tid, viewer)
+        state, envs, _, _ = self._seen(tid, viewer)
         return {
             "id": tid,
             "name": state["name"],
@@ -746,18 +748,21 @@ class Tournaments:
         return {"total": found["total"], "tournaments": found["rows"], "next_cursor": found["next_cursor"]}
 
     def standings(self, tid: str, viewer: Viewer | None = None) -> dict:
-        state, envs, _ = self._seen(tid, viewer)
+        state, envs, _, derived = self._seen(tid, viewer)
+        rows = derived.get("standings")
+        if rows is None:  # every game's result against every opponent's: computed once per version
+            rows = derived["standings"] = _standing_rows(state)
         return {
             "id": tid,
             "version": envs[-1]["version"],
             "status": T.status(state),
             "round": state["round"],
             "tie_breaks": ["points"] + state["tie_breaks"],
-            "standings": _standing_rows(state),
+            "standings": rows,
         }
 
     def round(self, tid: str, n: int, viewer: Viewer | None) -> dict:
-        state, envs, secrets_ = self._seen(tid, viewer)
+        state, _, secrets_, _ = self._seen(tid, viewer)
         if not 1 <= n <= len(state["schedule"]):
             raise ProblemError(
                 404,
