@@ -9,6 +9,8 @@ import hmac
 import json
 import random
 import secrets
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,7 +26,7 @@ from service.core.naipes import Naipes
 from service.core.tournaments import GAMES
 from service.web.app import create_app
 
-from .conftest import API_KEY, bearer
+from .conftest import API_KEY, ROOT, bearer
 from .helpers import play_http
 from .test_contract import SPEC
 from .test_contract import _schema as contract_schema
@@ -964,3 +966,18 @@ def test_reading_a_tournament_again_reads_only_its_head_and_what_came_since(clie
     assert xranges and all(f"({version}-0" in c or f"{version + 1}-0" in c for c in xranges), xranges
     assert next(p for p in seen["players"] if p["player"] == "rc5")["withdrawn"]
     assert seen == {**first, "players": seen["players"], "version": version + 1, "updated_at": seen["updated_at"]}
+
+
+def test_the_tournament_reads_bench_builds_a_log_and_prints_its_figures():
+    """bench/tournament_reads.py, small: the log it builds is a tournament the service reads whole."""
+    out = subprocess.run(
+        [sys.executable, "bench/tournament_reads.py", "--players", "12", "--rounds", "3", "--requests", "5"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "12 players, 3 rounds" in out.stdout
+    for route in ("GET /tournaments/{id} ", "GET /tournaments/{id}/standings", "GET /tournaments/{id}/rounds/1"):
+        assert route in out.stdout
