@@ -125,23 +125,3 @@ def test_a_long_poll_ends_within_seconds_of_its_key_being_revoked(app, client, i
     r = answer["r"]
     assert r.status_code == 401 and r.get_json()["type"].endswith("key-revoked"), r.get_json()
     assert answer["took"] < 8, answer["took"]
-
-
-def test_a_long_poll_at_the_end_of_a_finished_game_is_answered_at_once(client, integrator):
-    """Nothing will follow the last event of a finished game: a long-poll there is answered at once,
-    with no events, instead of holding a slot for its whole wait. One before the end gets what is left."""
-    import random
-
-    from .helpers import play_http
-
-    g = create(client, integrator)
-    play_http(client, g, random.Random(3))
-    head = client.get(f"/games/{g['id']}").get_json()
-    assert head["finished"]
-    for after in (head["version"], head["version"] + 50):
-        t0 = time.monotonic()
-        r = client.get(f"/games/{g['id']}/events?after={after}&wait=20")
-        assert r.status_code == 200 and r.get_json()["events"] == []
-        assert time.monotonic() - t0 < 10, "the long-poll waited for events that will never come"
-    r = client.get(f"/games/{g['id']}/events?after={head['version'] - 1}&wait=20")
-    assert [e["version"] for e in r.get_json()["events"]] == [head["version"]]

@@ -302,7 +302,7 @@ class Stream(MethodView):
                 )
             after = int(last.strip())
         resumed = last is not None or "after" in request.args
-        if resumed and read_to_its_end(svc, game_id, viewer, after):
+        if resumed and _read_to_its_end(svc, game_id, viewer, after):
             # nothing will ever follow: 204, on which EventSource stops reconnecting (a stream that ended
             # with a 200 is opened again every `retry` milliseconds, for good)
             return Response(status=204, headers={"Cache-Control": "no-cache"})
@@ -339,9 +339,9 @@ class Stream(MethodView):
         return resp
 
 
-def read_to_its_end(svc, game_id: str, viewer, after: int) -> bool:
-    """Whether a stream resumed at ``after`` (or a long-poll) has nothing to wait for, ever: the game is
-    finished, and the caller sees it finished (a caller held back by a duplicate round's embargo is not told; its stream
+def _read_to_its_end(svc, game_id: str, viewer, after: int) -> bool:
+    """Whether a stream resumed at ``after`` has nothing to send, ever: the game is finished, and the
+    caller sees it finished (a caller held back by a duplicate round's embargo is not told; its stream
     waits at the horizon as it would while the table plays) and has read its log to the end."""
     table = svc.tables.table(game_id)
     if tables.outcome(table) is None or after < table["version"]:

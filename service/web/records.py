@@ -28,7 +28,7 @@ from service.web.base import (
     labelled,
     language,
 )
-from service.web.live import credential_holds, read_to_its_end, wait_for_events
+from service.web.live import credential_holds, wait_for_events
 from service.web.ratelimit import charge_pages, revoked_problem
 
 log = logging.getLogger("naipes.http")
@@ -47,8 +47,7 @@ class Events(MethodView):
         lang, svc = language(), app_service()
         after, limit = query["after"], query["limit"]
         events = svc.reads.events(game_id, current_caller(), after, limit, lang=lang)
-        # (a finished game read to its end is answered at once: nothing will come)
-        if query["wait"] > 0 and not events["events"] and not read_to_its_end(svc, game_id, current_caller(), after):
+        if query["wait"] > 0 and not events["events"]:
             # a caller held at a duplicate round's horizon waits for what it may see, not for the log
             shown = (
                 (lambda: svc.reads.events(game_id, current_caller(), after, 1)["version"])

@@ -625,8 +625,7 @@ class EventsQuerySchema(ma.Schema):
         metadata={
             "description": "Seconds to wait for a newer event when there is none. A waiting request takes one of "
             "the client's live-stream slots while it waits (429 beyond the client's share, 503 beyond the server's); "
-            "the credential is checked again when the wait ends. A finished game read to its end is answered at "
-            "once: nothing will follow"
+            "the credential is checked again when the wait ends"
         },
     )
     limit = page_limit(1000, 5000, "events")
