@@ -432,30 +432,3 @@ def test_a_client_that_only_closed_its_sending_half_keeps_its_stream(live_server
             got += chunk
         assert time.monotonic() - t0 >= 4, f"the server ended a stream whose client still reads: {got[-200:]!r}"
         assert got.count(b"heartbeat") >= 2
-
-
-def test_a_stream_resumed_at_the_end_of_a_finished_game_is_answered_204(live_server, integrator):
-    """EventSource opens a stream again `retry` milliseconds after it ends, for good, unless it is
-    answered 204: a stream resumed at (or past) the last event of a finished game is, with no body.
-    One resumed before the end gets the events left; a fresh one, the state."""
-    base = live_server.url
-    g = new_game(base, integrator)
-    gid, toks = g["id"], tokens(g)
-    play(base, g, random.Random(5))
-    head = requests.get(f"{base}/games/{gid}").json()
-    assert head["finished"]
-    for who in ({}, bearer(toks[0]), integrator):
-        for last in (head["version"], head["version"] + 7, 10**17):
-            r = requests.get(
-                f"{base}/games/{gid}/stream", headers={**who, "Last-Event-ID": str(last)}, stream=True, timeout=10
-            )
-            assert r.status_code == 204 and r.content == b"", (who, last, r.status_code)
-        r = requests.get(f"{base}/games/{gid}/stream", params={"after": head["version"]}, headers=who, timeout=10)
-        assert r.status_code == 204 and r.content == b""
-        with requests.get(
-            f"{base}/games/{gid}/stream", headers={**who, "Last-Event-ID": str(head["version"] - 1)}, stream=True
-        ) as r:
-            assert r.status_code == 200
-            assert [int(m["id"]) for kind, m in sse(r) if kind == "event"] == [head["version"]]
-        with requests.get(f"{base}/games/{gid}/stream", headers=who, stream=True, timeout=10) as r:
-            assert r.status_code == 200 and [m["event"] for kind, m in sse(r) if kind == "event"][:1] == ["state"]

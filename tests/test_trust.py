@@ -621,37 +621,3 @@ def test_a_table_public_after_its_end_never_shows_the_deal_secret_its_round_stil
     shown = client.get(f"/games/{gid}/events?after=0", headers=other).get_json()["events"]
     assert any(set(e.get("private", {})) - {"setup"} for e in shown)
     assert client.get(f"/games/{gid}/export", headers=reviewer).status_code == 200
-
-
-def test_a_held_spectator_resuming_at_the_horizon_is_not_told_its_table_finished(live_server):
-    """A stream resumed at the end of a finished game is answered 204; a spectator held back by a
-    duplicate round's embargo, resuming at the horizon or past it, is not: its stream waits as it
-    would while the table plays (a 204 would tell that the table finished). A seat of the table
-    sees its own game's end, and is answered 204."""
-    import requests
-
-    from .test_stream import sse
-
-    base = live_server.url
-    gid, toks = _duplicate_table(base)
-    _play_out(base, gid, toks, random.Random(9))
-    horizon = requests.get(f"{base}/games/{gid}/events", params={"limit": 1}, timeout=10).json()["version"]
-    whole = requests.get(f"{base}/games/{gid}", headers=bearer(toks[0]), timeout=10).json()
-    assert whole["finished"] and horizon < whole["version"]
-    for last in (horizon, whole["version"], 10**17):
-        with requests.get(
-            f"{base}/games/{gid}/stream", headers={"Last-Event-ID": str(last)}, stream=True, timeout=30
-        ) as r:
-            assert r.status_code == 200, last
-            heartbeats = 0
-            for kind, msg in sse(r, timeout=20):
-                assert kind == "comment", (last, msg)
-                if msg == "heartbeat":
-                    heartbeats += 1
-                    if heartbeats >= 2:
-                        break
-            assert heartbeats >= 2, "the held stream ended"
-    r = requests.get(
-        f"{base}/games/{gid}/stream", headers={**bearer(toks[0]), "Last-Event-ID": str(whole["version"])}, timeout=10
-    )
-    assert r.status_code == 204

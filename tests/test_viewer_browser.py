@@ -187,23 +187,6 @@ def test_viewer_live_mode_follows_the_stream(browser, live_server, service):
         page.close()
 
 
-def test_viewer_live_mode_on_a_finished_game_says_the_game_is_over(browser, live_server, service):
-    """Live mode turned on for a finished game resumes at its last event: the stream answers 204,
-    and the viewer says the game is over (it does not try again and again)."""
-    g = play(service, "dalmuti", ["ana", "bea", "carl", "dani"], {"hands": 1}, seed=12)
-    head = service.store.head(g["id"])[0]
-    page = browser.new_page(viewport={"width": 1100, "height": 800})
-    try:
-        page.goto(f"{live_server.url}/replay/{g['id']}")
-        rendered(page, head)
-        assert not page.locator("#live").is_checked()  # a finished game opens at its end, not live
-        page.locator("#live").click()  # (unchecked again by the viewer once it is told the game is over)
-        page.wait_for_function("document.getElementById('live-status').textContent === 'game over'", timeout=10000)
-        assert not page.locator("#live").is_checked()
-    finally:
-        page.close()
-
-
 def test_viewer_page_of_an_unknown_game_is_a_problem(live_server):
     r = requests.get(f"{live_server.url}/replay/no-such-game", timeout=10)
     assert r.status_code == 404 and r.headers["Content-Type"] == "application/problem+json"

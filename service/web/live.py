@@ -264,9 +264,7 @@ class Stream(MethodView):
             "uses). A comment line (`: heartbeat`) is sent every 15 seconds without events, and at most once a second "
             "once the client's side of the connection has ended (a write tells whether it is still there). "
             "Reconnecting with `Last-Event-ID` (or `after`) resumes without loss. The stream ends "
-            "after the last event of a finished game (a stream resumed at or past that event is answered 204 "
-            "No Content, on which EventSource stops reconnecting), or with a comment saying why "
-            "(`: credential revoked`, "
+            "after the last event of a finished game, or with a comment saying why (`: credential revoked`, "
             "`: credential no longer valid`) when its key is revoked, its seat token replaced or its seat "
             "left. A client "
             "may follow a bounded number of streams at once (429 beyond it), the server too (503). Every 100 events a "
@@ -279,11 +277,7 @@ class Stream(MethodView):
                 "description": "An event stream (text/event-stream)",
                 "content": {"text/event-stream": {"schema": SSE_MESSAGE, "example": SSE_EXAMPLE}},
                 "headers": LANGUAGE_HEADERS,
-            },
-            "204": {
-                "description": "Resumed (Last-Event-ID or `after`) at or past the last event of a finished game: "
-                "nothing will follow (EventSource stops reconnecting)"
-            },
+            }
         },
     )
     @errors(400, 401, 403, 404, 422, 429, 503)
@@ -302,10 +296,6 @@ class Stream(MethodView):
                 )
             after = int(last.strip())
         resumed = last is not None or "after" in request.args
-        if resumed and _read_to_its_end(svc, game_id, viewer, after):
-            # nothing will ever follow: 204, on which EventSource stops reconnecting (a stream that ended
-            # with a 200 is opened again every `retry` milliseconds, for good)
-            return Response(status=204, headers={"Cache-Control": "no-cache"})
         views = query.get("view") or ("none" if resumed else "first")
         release = _streams.acquire(client())
         metrics.STREAMS.inc()
@@ -337,17 +327,6 @@ class Stream(MethodView):
         resp.headers.update(language_headers(lang))
         resp.headers["X-Accel-Buffering"] = "no"
         return resp
-
-
-def _read_to_its_end(svc, game_id: str, viewer, after: int) -> bool:
-    """Whether a stream resumed at ``after`` has nothing to send, ever: the game is finished, and the
-    caller sees it finished (a caller held back by a duplicate round's embargo is not told; its stream
-    waits at the horizon as it would while the table plays) and has read its log to the end."""
-    table = svc.tables.table(game_id)
-    if tables.outcome(table) is None or after < table["version"]:
-        return False
-    seen = svc.visibility.sight(game_id, viewer, table)
-    return not (seen.horizon is not None and not seen.full and not seen.own_seat)
 
 
 def wait_for_events(

@@ -919,8 +919,6 @@ async function startLive() {
       const h = { ...headers(), Accept: "text/event-stream", "Last-Event-ID": String(last) };
       const r = await fetch(`/games/${encodeURIComponent(GAME_ID)}/stream`, { headers: h, signal: ctrl.signal });
       if (!r.ok) { const b = await r.json().catch(() => ({})); throw new Error(`${r.status}: ${b.detail || r.statusText}`); }
-      // 204: the game is over and every event of it was read: nothing will follow
-      if (r.status === 204) { $("live-status").textContent = "game over"; state.live = null; $("live").checked = false; return; }
       $("live-status").textContent = "following";
       const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
