@@ -125,3 +125,28 @@ def test_a_long_poll_ends_within_seconds_of_its_key_being_revoked(app, client, i
     r = answer["r"]
     assert r.status_code == 401 and r.get_json()["type"].endswith("key-revoked"), r.get_json()
     assert answer["took"] < 8, answer["took"]
+
+
+def test_a_long_poll_at_the_end_of_a_finished_game_is_woken_by_what_follows_the_end(app, client, integrator):
+    """Events follow a game's end (its rematch, reviewers' notes and rulings): a long-poll after the
+    last event of a finished game waits for them, and is answered with the first that comes."""
+    import random
+
+    from .helpers import play_http
+
+    g = create(client, integrator)
+    play_http(client, g, random.Random(3))
+    head = client.get(f"/games/{g['id']}").get_json()
+    assert head["finished"]
+    answers: list = []
+    poll = threading.Thread(
+        target=lambda: answers.append(
+            app.test_client().get(f"/games/{g['id']}/events?after={head['version']}&wait=10", headers=integrator)
+        )
+    )
+    poll.start()
+    time.sleep(1.0)
+    r = client.post(f"/games/{g['id']}/rematch", headers=bearer(g["seats"][0]["token"]))
+    assert r.status_code in (200, 201), r.get_json()
+    poll.join(12)
+    assert [e["type"] for e in answers[0].get_json()["events"]] == ["RematchCreated"]
