@@ -981,3 +981,37 @@ def test_the_tournament_reads_bench_builds_a_log_and_prints_its_figures():
     assert "12 players, 3 rounds" in out.stdout
     for route in ("GET /tournaments/{id} ", "GET /tournaments/{id}/standings", "GET /tournaments/{id}/rounds/1"):
         assert route in out.stdout
+
+
+def test_what_a_tournament_log_read_counts_tells_nothing_past_the_public_horizon(
+    service, client, integrator, monkeypatch
+):
+    """GET /tournaments/{id}/events counts as the pages of the log it answers: for a caller held back
+    by a duplicate round's embargo, the log up to the horizon. A table's result past the horizon
+    changes neither what it is shown nor what it is counted (before, the count followed the whole log,
+    and the RateLimit fields told that a table had finished)."""
+    import service.web.ratelimit as rl
+    from service.core.tournaments import attach_tournaments
+
+    from .test_rate_limit_headers import parse
+
+    owner = _key(client, integrator, "games", "tournaments")
+    outsider = bearer(_key(client, integrator, "games")["key"])
+    t = _duplicate_round(client, bearer(owner["key"]), "hz")
+    tid, (a, _b) = t["id"], t["round_detail"]["tables"]
+    monkeypatch.setenv("NAIPES_RATE_LIMIT_ADDRESS", "off")
+    monkeypatch.setattr(rl, "PAGE_UNIT", 1)  # one unit an event: every event of the count shows
+    limited = create_app(service, rate_limit="100000 per 3600 seconds").test_client()
+
+    def counted() -> tuple[int, int]:
+        first = limited.get(f"/tournaments/{tid}/events?limit=1", headers=outsider)
+        second = limited.get(f"/tournaments/{tid}/events?limit=1", headers=outsider)
+        spent = parse(first.headers["RateLimit"])["credential"][0] - parse(second.headers["RateLimit"])["credential"][0]
+        return second.get_json()["version"], spent
+
+    before = counted()
+    play_http(client, {"id": a["game_id"], "seats": a["seats"]}, random.Random(5))
+    attach_tournaments(service).advance(tid)  # the worker's job: table A's result recorded
+    head = client.get(f"/tournaments/{tid}/events", headers=bearer(owner["key"])).get_json()["version"]
+    assert head > before[0]  # the owner sees the result
+    assert counted() == before == (before[0], before[0])

@@ -153,14 +153,16 @@ class TournamentEventsRoute(MethodView):
         operationId="getTournamentEvents",
         summary="The tournament's hash-chained log and its chain check (private parts for its key only)",
         description="The chain is checked, and the tournament folded, over the whole log whatever the page: "
-        "the request counts as ceil(version / 100) requests of the caller's budgets on this route when that is "
-        "more than its page's count (never more than a window's whole quota).",
+        "the request counts as ceil(version / 100) requests of the caller's budgets on this route (the version "
+        "it answers) when that is more than its page's count (never more than a window's whole quota).",
     )
     def get(self, query, tournament_id):
-        found = tournaments()
+        found = tournaments().events(tournament_id, current_caller(), query["after"], query["limit"])
+        # the whole log was read and hashed: counted as its pages, as far as the caller is shown it (the
+        # length of a log held back past a duplicate round's horizon is no one's to learn from a count)
         paid = request_cost()
-        charge(pages(found.store.head(tournament_id)[0]) - paid, counted=paid)  # the whole log is read and hashed
-        return json_response(found.events(tournament_id, current_caller(), query["after"], query["limit"]))
+        charge(pages(found["version"]) - paid, counted=paid)
+        return json_response(found)
 
 
 @blp.route("/webhooks")
