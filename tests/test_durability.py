@@ -8,6 +8,7 @@ with the chain verifying up to it.
 from __future__ import annotations
 
 import random
+import secrets
 
 import redis
 
@@ -91,3 +92,30 @@ def test_a_creation_whose_seat_tokens_redis_refuses_is_not_answered_201(
     created = r.get_json()
     seat = created["seats"][0]
     assert client.get(f"/games/{created['id']}", headers=bearer(seat["token"])).status_code == 200
+
+
+def test_a_creation_whose_other_side_write_redis_refuses_is_whole_and_answered_201(
+    client, integrator, redis_client, monkeypatch
+):
+    """An error reply beside a new game's append that is not its owner's nor its tokens' (a write the
+    workers' passes catch up on, as its deadlines' marks) leaves the game whole: its owner and tokens
+    are written once more on their own, and the creation is answered 201 with tokens that work (a 503
+    there told the client to create again a game that existed)."""
+    from service.core.appending import Appender
+
+    refused = f"naipes:test:not-a-sorted-set:{secrets.token_hex(4)}"
+    redis_client.set(refused, "a string")
+    due_mark = Appender._due_mark
+
+    def with_a_refused_write(self, game_id, table, old=None, beside=()):
+        writes = due_mark(self, game_id, table, old, beside)
+        return lambda pipe: [writes(pipe) if writes else None, pipe.zadd(refused, {game_id: 1})]
+
+    monkeypatch.setattr(Appender, "_due_mark", with_a_refused_write)
+    r = client.post("/games", json={"game": "cego", "players": ["x", "y", "z", "w"]}, headers=integrator)
+    assert r.status_code == 201, r.get_json()
+    created = r.get_json()
+    assert client.get(f"/games/{created['id']}", headers=integrator).status_code == 200  # its owner's
+    assert client.get(f"/games/{created['id']}", headers=bearer(created["seats"][1]["token"])).status_code == 200
+    listed = client.get("/games", query_string={"limit": 500}, headers=integrator).get_json()["games"]
+    assert created["id"] in [g["id"] for g in listed]

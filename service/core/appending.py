@@ -147,12 +147,12 @@ class Appender:
             )
         except AlsoFailed as exc:
             log.error("writes beside the append of game %s at version %s failed: %s", game_id, new["version"], exc)
-            if beside:
+            if beside and not self._written_again(game_id, beside):
                 raise ProblemError(
                     503,
                     "Service Unavailable",
-                    f"game {game_id} was stored, but the event store refused writes that go with it, such as its "
-                    "owner and seat tokens (logged): it may not be playable; create the game again",
+                    f"game {game_id} was stored, but the event store refused its owner and seat tokens (logged): "
+                    "it cannot be played; create the game again",
                     "unavailable",
                 ) from None
             result = exc.result
@@ -179,6 +179,20 @@ class Appender:
             except Exception:  # the move is stored; a lost timer must not fail it
                 log.exception("could not schedule the deadlines of game %s at version %s", game_id, new["version"])
         return None
+
+    def _written_again(self, game_id: str, beside: list[Callable[[Any], None]]) -> bool:
+        """The writes a new game cannot do without (its owner, its seat tokens), made once more on their
+        own after an error reply beside its append (which may have been another write's: its deadlines'
+        marks, which the workers' passes catch up on); whether they were made."""
+        pipe = self.naipes.redis.pipeline(transaction=False)
+        for write in beside:
+            write(pipe)
+        try:
+            pipe.execute()
+        except Exception:  # the creation fails (503); the error is logged
+            log.exception("the owner and seat tokens of game %s could not be written", game_id)
+            return False
+        return True
 
     def _tell_end_as_it_is(self, game_id: str, ended: dict) -> None:
         """:meth:`tell_end`, once the answer of the append that ended the game was sent, with the game
