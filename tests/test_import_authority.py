@@ -367,3 +367,31 @@ def test_a_read_racing_an_imports_context_write_does_not_keep_a_context_without_
     monkeypatch.undo()
     assert client.get(f"/games/{fresh}/export", headers=importer).status_code == 200
     assert service.visibility.provenance(fresh)["kind"] == "imported"
+
+
+def test_a_read_that_spans_a_context_write_does_not_keep_what_it_read_before_it(service):
+    """A read of a game's context that began before its owner was written (an import writes it after its
+    events) and ends after the write dropped this process's copy would keep a context without the
+    owner: what a read spanning a write found is used once and not kept."""
+    import threading
+
+    gid = secrets.token_hex(8)
+    inside, wrote = threading.Event(), threading.Event()
+    tournament_context = service.tournament_context
+
+    def slow(game_id):  # the read's second half waits for the write to be made
+        inside.set()
+        wrote.wait(10)
+        return tournament_context(game_id) if tournament_context else None
+
+    service.tournament_context = slow
+    try:
+        read = threading.Thread(target=lambda: service.visibility.context(gid))
+        read.start()
+        assert inside.wait(10)
+        service.visibility.write_meta(gid, owner="k-importer", origin={"imported_by": "k-importer"})
+        wrote.set()
+        read.join(10)
+    finally:
+        service.tournament_context = tournament_context
+    assert service.visibility.context(gid).owner == "k-importer"

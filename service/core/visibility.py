@@ -34,6 +34,7 @@ class Visibility:
         self._contexts: LRUCache = LRUCache(maxsize=naipes.cache_size)
         self._peer_counts: TTLCache = TTLCache(maxsize=naipes.cache_size, ttl=1.0)
         self._lock = threading.Lock()
+        self._meta_writes = 0  # write_meta calls of this process: a context read across one is not kept
 
     def meta(self, game_id: str) -> dict:
         raw = {k.decode(): v.decode() for k, v in self.naipes.redis.hgetall(key(game_id, "meta")).items()}
@@ -51,6 +52,7 @@ class Visibility:
             self.naipes.redis.hset(key(game_id, "meta"), mapping=meta)
         with self._lock:
             self._contexts.pop(game_id, None)
+            self._meta_writes += 1
 
     def new_game_meta(self, game_id: str, *, owner: str | None, tournament: str | None) -> Callable[[Any], None]:
         """:meth:`write_meta` for a game made here under an id drawn for it, which no process knows before
@@ -69,6 +71,7 @@ class Visibility:
         """Who owns a game, its tournament, and the tables dealt the same cards (cached once complete)."""
         with self._lock:
             ctx = self._contexts.get(game_id)
+            writes = self._meta_writes
         if ctx is not None:
             return ctx
         meta = self.meta(game_id)
@@ -84,7 +87,8 @@ class Visibility:
         )
         if extra.get("complete", True):
             with self._lock:
-                self._contexts[game_id] = ctx
+                if self._meta_writes == writes:  # (a write since the read above: what it read may be older)
+                    self._contexts[game_id] = ctx
         return ctx
 
     def peers_finished(self, game_id: str, ctx: GameContext) -> list[int] | None:
