@@ -1,9 +1,9 @@
 """Reads of a long tournament: flat in the length of its log.
 
-Builds the longest log a tournament can have (by default 512 players at tables of four, 64
-Swiss rounds: about 17,000 events), written as the service writes it (the tournament's own
-decisions, sealed and appended; its tables' games are not played, their results are recorded as
-outcomes), then times, through the application:
+Builds a long tournament log (by default 512 Dalmuti players at tables of four, 64 Swiss rounds:
+about 17,000 events; the longest, ``--game onion --seats 2``, about 33,000), written as the service
+writes it (the tournament's own decisions, sealed and appended; its tables' games are not played,
+their results are recorded as outcomes), then times, through the application:
 
 * GET /tournaments/{id}, /standings and /rounds/{n} as anyone reads them (no key), after the
   first read of this process;
@@ -11,7 +11,7 @@ outcomes), then times, through the application:
 * the fold itself, ``Tournaments.load``, and the standings computed from it, in the same run: what
   each read would cost without the process's fold (what every read cost before).
 
-    .venv/bin/python bench/tournament_reads.py [--players 512] [--rounds 64] [--requests 300]
+    .venv/bin/python bench/tournament_reads.py [--players 512] [--rounds 64] [--requests 300] [--game onion --seats 2]
 """
 
 from __future__ import annotations
@@ -37,17 +37,19 @@ from service.core.tournaments import attach_tournaments
 from service.web.app import create_app
 
 
-def build(svc: Naipes, players: int, rounds: int, rng: random.Random) -> tuple[str, int]:
-    """A finished Swiss tournament of ``players`` at tables of four over ``rounds`` rounds."""
+def build(
+    svc: Naipes, players: int, rounds: int, rng: random.Random, game: str = "dalmuti", seats: int = 4
+) -> tuple[str, int]:
+    """A finished Swiss tournament of ``game`` for ``players`` at tables of ``seats`` over ``rounds`` rounds."""
     tournaments = attach_tournaments(svc)
     tid = f"t-{rng.getrandbits(64):016x}"
     create = {
         "type": "create",
-        "game": "dalmuti",
-        "options": {"hands": 1},
+        "game": game,
+        "options": {"hands": 1} if game == "dalmuti" else {},
         "format": "swiss",
         "rounds": rounds,
-        "table_size": {"min": 4, "max": 4},
+        "table_size": {"min": seats, "max": seats},
         "players": [f"player-{i:03d}" for i in range(players)],
         "owner": "bench",
         "seed": str(rng.getrandbits(63)),
@@ -100,6 +102,10 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=512)
     ap.add_argument("--rounds", type=int, default=64)
     ap.add_argument("--requests", type=int, default=300)
+    ap.add_argument(
+        "--game", default="dalmuti", help="the tournament's game (onion seats two a table: the longest log)"
+    )
+    ap.add_argument("--seats", type=int, default=4, help="players at a table")
     args = ap.parse_args()
     print(machine())
     with tempfile.TemporaryDirectory() as tmp:
@@ -107,9 +113,10 @@ def main() -> None:
         try:
             svc = Naipes(redis.Redis.from_url(server.url), api_keys=[API_KEY], secret=b"b" * 32)
             t0 = time.perf_counter()
-            tid, events = build(svc, args.players, args.rounds, random.Random(7))
+            tid, events = build(svc, args.players, args.rounds, random.Random(7), args.game, args.seats)
             print(
-                f"tournament: {args.players} players, {args.rounds} rounds, {events:,} events "
+                f"tournament: {args.game}, {args.players} players at tables of {args.seats}, {args.rounds} rounds, "
+                f"{events:,} events "
                 f"(built in {time.perf_counter() - t0:.0f} s)"
             )
             app = create_app(svc, rate_limit="off")

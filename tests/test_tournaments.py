@@ -978,7 +978,7 @@ def test_the_tournament_reads_bench_builds_a_log_and_prints_its_figures():
         timeout=120,
     )
     assert out.returncode == 0, out.stderr
-    assert "12 players, 3 rounds" in out.stdout
+    assert "dalmuti, 12 players at tables of 4, 3 rounds" in out.stdout
     for route in ("GET /tournaments/{id} ", "GET /tournaments/{id}/standings", "GET /tournaments/{id}/rounds/1"):
         assert route in out.stdout
 
@@ -1015,3 +1015,66 @@ def test_what_a_tournament_log_read_counts_tells_nothing_past_the_public_horizon
     head = client.get(f"/tournaments/{tid}/events", headers=bearer(owner["key"])).get_json()["version"]
     assert head > before[0]  # the owner sees the result
     assert counted() == before == (before[0], before[0])
+
+
+def test_a_process_following_a_duplicate_round_reads_what_a_fresh_process_reads(service, client, integrator):
+    """A process's fold of a tournament grows with its log; what it answers at every step, to the owner
+    and to anyone else (held back by the round's embargo), is what a process that folds the log anew
+    answers: the result of a table past the horizon is not shown to the public before the round ends."""
+    from service.core.tournaments import Tournaments, attach_tournaments
+
+    owner = _key(client, integrator, "games", "tournaments")
+    outsider = bearer(_key(client, integrator, "games")["key"])
+    t = _duplicate_round(client, bearer(owner["key"]), "fp")
+    tid, tables_ = t["id"], t["round_detail"]["tables"]
+    following = attach_tournaments(service)
+
+    def reads(tournaments, who):
+        viewer = service.identity.viewer(None, who["Authorization"].split()[1]) if who else None
+        return (
+            tournaments.view(tid, viewer),
+            tournaments.standings(tid, viewer),
+            tournaments.round(tid, 1, viewer),
+        )
+
+    seen = []
+    for step, table in enumerate([None, *tables_]):
+        if table is not None:
+            play_http(client, {"id": table["game_id"], "seats": table["seats"]}, random.Random(step))
+            following.advance(tid)
+        for who in (bearer(owner["key"]), outsider, None):
+            assert reads(following, who) == reads(Tournaments(service), who), (step, who)
+        seen.append((reads(following, outsider)[2], reads(following, bearer(owner["key"]))[2]))
+    (_, _), (held, whole), (after, ended) = seen
+    assert [tb["result"] is None for tb in held["tables"]] == [True, True]  # table A's result held back
+    assert [tb["result"] is None for tb in whole["tables"]] == [False, True]  # its owner sees it
+    results = [tb["result"] for tb in after["tables"]]
+    assert results == [tb["result"] for tb in ended["tables"]] and all(results)  # the round ended: shown to all
+
+
+def test_a_tournament_whose_head_is_not_the_one_folded_is_folded_anew(service, client, integrator, redis_client):
+    """A process's fold is used only at the head it was folded at, its hash included: a log whose head
+    at that version is another (lost and written again, after a failover) is read and folded anew."""
+    from events.store import key
+
+    t = create_tournament(
+        client,
+        integrator,
+        game="dalmuti",
+        options={"hands": 1},
+        players=[f"hh{i}" for i in range(4)],
+        format="swiss",
+        rounds=1,
+        table_size={"min": 4, "max": 4},
+    )
+    tid = t["id"]
+    client.get(f"/tournaments/{tid}")
+    same = _commands_naming(redis_client, f"{{{tid}}}", lambda: client.get(f"/tournaments/{tid}"))
+    assert not [c for c in same if c.upper().startswith("XRANGE")], same
+    real = redis_client.hget(key(tid, "head"), "hash")
+    redis_client.hset(key(tid, "head"), "hash", "f" * 64)
+    try:
+        again = _commands_naming(redis_client, f"{{{tid}}}", lambda: client.get(f"/tournaments/{tid}"))
+    finally:
+        redis_client.hset(key(tid, "head"), "hash", real)
+    assert [c for c in again if c.upper().startswith("XRANGE") and " 1-0 " in c], again

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 import redis
@@ -57,9 +58,9 @@ GAMES = "naipes:tournaments:games"
 LOCK_MS = 5000
 GUARD_SECONDS = 3
 MAX_RETRIES = 8
-# events of tournament logs a process keeps folded for reads (Tournaments._current): the longest log
-# a tournament can have (MAX_PLAYERS, MAX_ROUNDS), or a hundred of a few hundred events
-READ_CACHE_EVENTS = 20_000
+# tournaments a process keeps folded for reads (Tournaments._current): the state and the few facts reads
+# use, not the log (the longest tournament's state is a few MiB, its log several times that)
+READ_CACHE_TOURNAMENTS = 64
 
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -125,9 +126,8 @@ class Tournaments:
         self._extend = self.redis.register_script(_EXTEND)
         self._recheck = self.redis.register_script(_RECHECK)
         self._rechecked = self.redis.register_script(_RECHECKED)
-        # the reads' folds, by tournament: [version, state, log, what the public sees of them (or None:
-        # not folded yet)], at most READ_CACHE_EVENTS events in all
-        self._folds: LRUCache = LRUCache(maxsize=READ_CACHE_EVENTS, getsizeof=lambda entry: len(entry[2]) or 1)
+        # the reads' folds, by tournament (_Fold), the least recently read dropped first
+        self._folds: LRUCache = LRUCache(maxsize=READ_CACHE_TOURNAMENTS)
         self._folds_lock = threading.Lock()
 
     # ------------------------------------------------------------ loading
@@ -137,36 +137,53 @@ class Tournaments:
             raise not_found(tid)
         return T.fold(envs), envs
 
-    def _current(self, tid: str) -> list:
-        """The tournament's state and log for a read, as :meth:`load` gives them, at the cost of one
-        small round trip when this process folded them at the head's version (a tournament's log only
-        grows: the events past its fold are read and folded onto it).  So a read costs the same
-        whatever the length of the log: a long tournament read by many callers is not folded
-        whole for each.  Returns the cache's entry, [version, state, log, public, derived]: it is
-        shared, and never changed but for its public part, set once, and what reads derive from it
-        (:meth:`_seen`)."""
+    def _current(self, tid: str) -> _Fold:
+        """The tournament as reads use it (:class:`_Fold`), at the cost of one small round trip when this
+        process folded it at the head (its version and hash): a tournament's log only grows, and the
+        events past the fold are read and folded onto it.  So a read costs the same whatever the length
+        of the log: a long tournament read by many callers is not folded whole for each.  The fold is
+        shared, and never changed but for what reads derive from it (:meth:`_seen`)."""
         if not tid.startswith("t-"):
             raise not_found(tid)
-        version, _ = self.store.head(tid)
+        version, head_hash = self.store.head(tid)
         if version == 0:
             raise not_found(tid)
         with self._folds_lock:
             cached = self._folds.get(tid)
-        if cached is not None and cached[0] == version:
+        if cached is not None and (cached.version, cached.hash) == (version, head_hash):
             return cached
-        if cached is not None and cached[0] < version:
-            more = self.store.read(tid, cached[0], until=version)
-            if more and more[0]["version"] == cached[0] + 1 and more[-1]["version"] == version:
-                state, envs = T.fold(more, state=cached[1]), cached[2] + more
-            else:  # not the events that follow (never so for a log that only grows): folded anew
-                state, envs = self.load(tid)
-        else:
+        more = self.store.read(tid, cached.version, until=version) if cached and cached.version < version else []
+        envs = None
+        if cached and more and _follows(cached, more, version, head_hash):
+            fold = cached.then(more)
+        else:  # not the events that follow (a log that lost events and grew again): folded anew
             state, envs = self.load(tid)
-        entry = [envs[-1]["version"], state, envs, None, {}]
-        if len(envs) <= READ_CACHE_EVENTS:
-            with self._folds_lock:
-                self._folds[tid] = entry
-        return entry
+            fold, cached = _Fold.of(state, envs), None
+        fold.public = self._public_fold(tid, fold, cached, envs)
+        with self._folds_lock:
+            self._folds[tid] = fold
+        return fold
+
+    def _public_fold(
+        self, tid: str, fold: _Fold, before: _Fold | None, envs: list[dict] | None = None
+    ) -> tuple[dict, int, str]:
+        """What anyone but the owner sees of ``fold`` (:func:`_public_prefix`): its state, version and
+        time, at the event before the first result of a duplicate round in play.  The events up to there
+        are ``envs``'s (the whole log, when it was just read), else read from the public fold ``before``
+        on when it is not past it (the horizon only moves on)."""
+        horizon = fold.horizon()
+        if horizon is None:
+            return fold.state, fold.version, fold.updated
+        if envs is not None:
+            return T.fold(envs[:horizon]), horizon, envs[horizon - 1]["time"]
+        if before is not None and before.public is not None and before.public[1] <= horizon:
+            state, version, updated = before.public
+        else:
+            state, version, updated = T.initial_state(), 0, fold.created
+        more = self.store.read(tid, version, until=horizon) if version < horizon else []
+        if more:
+            state, updated = T.fold(more, state=state), more[-1]["time"]
+        return state, horizon, updated
 
     def _append(self, tid: str, envs: list[dict], events: list[dict], actor: str) -> list[dict]:
         version, prev = (envs[-1]["version"], envs[-1]["hash"]) if envs else (0, GENESIS)
@@ -671,18 +688,17 @@ class Tournaments:
         out["complete"] = len(reserved) == len(rnd["tables"])
         return out
 
-    def _seen(self, tid: str, viewer: Viewer | None) -> tuple[dict, list[dict], bool, dict]:
-        """The tournament as ``viewer`` may see it: its state, its log, whether it sees everything, and
-        what reads derive from that state, kept with it (its standings: computed once per version).
-        A caller who does not see everything (anyone but the owner and ``admin``) sees the log up to
-        its public horizon (:func:`_public_prefix`), and the state folded from that."""
-        entry = self._current(tid)
-        _version, state, envs, public, derived = entry
-        if self._privileged(viewer, state):
-            return state, envs, True, derived.setdefault("full", {})
-        if public is None:  # folded once per version of the log, as the whole is
-            public = entry[3] = _public(state, envs)
-        return (*public, False, derived.setdefault("public", {}))
+    def _seen(self, tid: str, viewer: Viewer | None) -> tuple[dict, int, str, str, bool, dict]:
+        """The tournament as ``viewer`` may see it: its state, version, creation and last event's times,
+        whether it sees everything, and what reads derive from that state, kept with it (its standings:
+        computed once per version).  A caller who does not see everything (anyone but the owner and
+        ``admin``) sees the log up to its public horizon (:func:`_public_prefix`), and the state folded
+        from that."""
+        fold = self._current(tid)
+        if self._privileged(viewer, fold.state):
+            return fold.state, fold.version, fold.created, fold.updated, True, fold.derived.setdefault("full", {})
+        state, version, updated = fold.public
+        return state, version, fold.created, updated, False, fold.derived.setdefault("public", {})
 
     def _owner(self, tid: str) -> str | None:
         first = self.store.read(tid, 0, 1)
@@ -690,7 +706,7 @@ class Tournaments:
 
     # ------------------------------------------------------------ reading
     def view(self, tid: str, viewer: Viewer | None = None) -> dict:
-        state, envs, _, _ = self._seen(tid, viewer)
+        state, version, created, updated, _, _ = self._seen(tid, viewer)
         return {
             "id": tid,
             "name": state["name"],
@@ -705,9 +721,9 @@ class Tournaments:
             "round": state["round"],
             "finish_reason": state["finish_reason"],
             "players": [{"player": p, "withdrawn": p in state["withdrawn"]} for p in state["players"]],
-            "version": envs[-1]["version"],
-            "created_at": envs[0]["time"],
-            "updated_at": envs[-1]["time"],
+            "version": version,
+            "created_at": created,
+            "updated_at": updated,
         }
 
     def list(self, status: str | None, limit: int, offset: int = 0, cursor: str | None = None) -> dict:
@@ -748,13 +764,13 @@ class Tournaments:
         return {"total": found["total"], "tournaments": found["rows"], "next_cursor": found["next_cursor"]}
 
     def standings(self, tid: str, viewer: Viewer | None = None) -> dict:
-        state, envs, _, derived = self._seen(tid, viewer)
+        state, version, _, _, _, derived = self._seen(tid, viewer)
         rows = derived.get("standings")
         if rows is None:  # every game's result against every opponent's: computed once per version
             rows = derived["standings"] = _standing_rows(state)
         return {
             "id": tid,
-            "version": envs[-1]["version"],
+            "version": version,
             "status": T.status(state),
             "round": state["round"],
             "tie_breaks": ["points"] + state["tie_breaks"],
@@ -762,7 +778,7 @@ class Tournaments:
         }
 
     def round(self, tid: str, n: int, viewer: Viewer | None) -> dict:
-        state, _, secrets_, _ = self._seen(tid, viewer)
+        state, _, _, _, secrets_, _ = self._seen(tid, viewer)
         if not 1 <= n <= len(state["schedule"]):
             raise ProblemError(
                 404,
@@ -835,6 +851,64 @@ class Tournaments:
             shown = envs
         events = [for_viewer(e, None, everything) for e in shown if e["version"] > after][:limit]
         return {"id": tid, "version": head_version, "head_hash": head_hash, "chain": chain, "events": events}
+
+
+_RESULTS = (T.TABLE_RESULT, T.TABLE_RESULT_CORRECTED)
+
+
+@dataclass(eq=False)
+class _Fold:
+    """A tournament as its reads use it, at one version of its log: the state, the head (version and
+    hash), the times of its first and last events, the results of rounds in play (their versions: the
+    first of them is the public horizon), what the public sees of it (set by
+    :meth:`Tournaments._public_fold`), and what reads derive from it (``derived``: the standings of
+    each kind of caller).  The log itself is not kept."""
+
+    state: dict
+    version: int
+    hash: str
+    created: str
+    updated: str
+    in_play: tuple[tuple[int, int], ...]  # (version, round) of each result of a round not complete
+    public: tuple[dict, int, str] | None = None
+    derived: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, state: dict, envs: list[dict]) -> _Fold:
+        return cls(
+            state, envs[-1]["version"], envs[-1]["hash"], envs[0]["time"], envs[-1]["time"], _in_play(state, (), envs)
+        )
+
+    def then(self, more: list[dict]) -> _Fold:
+        """This fold with the events that follow it."""
+        state = T.fold(more, state=self.state)
+        in_play = _in_play(state, self.in_play, more)
+        return _Fold(state, more[-1]["version"], more[-1]["hash"], self.created, more[-1]["time"], in_play)
+
+    def horizon(self) -> int | None:
+        """The last version anyone but the owner sees, when less than the head (a duplicate round in
+        play has a result): the event before the first such result (:func:`_public_prefix`)."""
+        if self.state["format"] != "duplicate" or not self.in_play:
+            return None
+        return self.in_play[0][0] - 1
+
+
+def _in_play(state: dict, known: tuple[tuple[int, int], ...], more: list[dict]) -> tuple[tuple[int, int], ...]:
+    """The results (version, round) of ``known`` and ``more`` whose round is not complete in ``state``
+    (a complete round stays complete: its results are no longer held back)."""
+    found = [*known, *((e["version"], e["data"].get("round")) for e in more if e["type"] in _RESULTS)]
+    open_rounds = {r["round"] for r in state.get("schedule") or () if not T.round_complete(r)}
+    return tuple((v, r) for v, r in found if r in open_rounds)
+
+
+def _follows(fold: _Fold, more: list[dict], version: int, head_hash: str) -> bool:
+    """Whether ``more`` are the events that follow ``fold`` up to the head (``version``, ``head_hash``)."""
+    return (
+        more[0]["version"] == fold.version + 1
+        and more[0]["prev_hash"] == fold.hash
+        and more[-1]["version"] == version
+        and more[-1]["hash"] == head_hash
+    )
 
 
 def _public_prefix(state: dict, envs: list[dict]) -> list[dict]:
