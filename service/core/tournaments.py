@@ -58,9 +58,10 @@ GAMES = "naipes:tournaments:games"
 LOCK_MS = 5000
 GUARD_SECONDS = 3
 MAX_RETRIES = 8
-# tournaments a process keeps folded for reads (Tournaments._current): the state and the few facts reads
-# use, not the log (the longest tournament's state is a few MiB, its log several times that)
-READ_CACHE_TOURNAMENTS = 64
+# what a process keeps of tournaments folded for reads (Tournaments._current), counted in players and
+# tables (a fold's size: its state, not its log, is kept): three of the longest tournaments (512
+# players, 64 rounds of 256 tables), or some three hundred of 64 players over 6 rounds
+READ_CACHE_SIZE = 50_000
 
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -127,7 +128,7 @@ class Tournaments:
         self._recheck = self.redis.register_script(_RECHECK)
         self._rechecked = self.redis.register_script(_RECHECKED)
         # the reads' folds, by tournament (_Fold), the least recently read dropped first
-        self._folds: LRUCache = LRUCache(maxsize=READ_CACHE_TOURNAMENTS)
+        self._folds: LRUCache = LRUCache(maxsize=READ_CACHE_SIZE, getsizeof=_Fold.size)
         self._folds_lock = threading.Lock()
 
     # ------------------------------------------------------------ loading
@@ -160,8 +161,9 @@ class Tournaments:
             state, envs = self.load(tid)
             fold, cached = _Fold.of(state, envs), None
         fold.public = self._public_fold(tid, fold, cached, envs)
-        with self._folds_lock:
-            self._folds[tid] = fold
+        if fold.size() <= READ_CACHE_SIZE:
+            with self._folds_lock:
+                self._folds[tid] = fold
         return fold
 
     def _public_fold(
@@ -884,6 +886,12 @@ class _Fold:
         state = T.fold(more, state=self.state)
         in_play = _in_play(state, self.in_play, more)
         return _Fold(state, more[-1]["version"], more[-1]["hash"], self.created, more[-1]["time"], in_play)
+
+    def size(self) -> int:
+        """What the fold weighs in a process's cache: its players and its tables."""
+        return (
+            1 + len(self.state.get("players") or ()) + sum(len(r["tables"]) for r in self.state.get("schedule") or ())
+        )
 
     def horizon(self) -> int | None:
         """The last version anyone but the owner sees, when less than the head (a duplicate round in
