@@ -916,6 +916,20 @@ def test_the_listing_does_not_tell_that_an_embargoed_table_finished(client, inte
             assert status(game, headers, "active") is None
 
 
+def _dalmuti_swiss(client, integrator, name: str, players: int, rounds: int) -> dict:
+    """A Swiss Dalmuti tournament of one hand a game at tables of four (players ``<name>0``...)."""
+    return create_tournament(
+        client,
+        integrator,
+        game="dalmuti",
+        options={"hands": 1},
+        players=[f"{name}{i}" for i in range(players)],
+        format="swiss",
+        rounds=rounds,
+        table_size={"min": 4, "max": 4},
+    )
+
+
 def _commands_naming(redis_client, needle: str, action) -> list[str]:
     """The commands Redis ran that name ``needle`` while ``action`` ran (its MONITOR feed)."""
     marker = f"end-of-action-{secrets.token_hex(4)}"
@@ -935,17 +949,7 @@ def test_reading_a_tournament_again_reads_only_its_head_and_what_came_since(clie
     """A tournament's reads fold its log once per process and version: a read at the same version
     costs one look at the head (not the whole log, whatever its length: a long tournament read by
     many is not folded whole for each), and a read after an append reads the events since."""
-    t = create_tournament(
-        client,
-        integrator,
-        game="dalmuti",
-        options={"hands": 1},
-        players=[f"rc{i}" for i in range(8)],
-        format="swiss",
-        rounds=2,
-        table_size={"min": 4, "max": 4},
-    )
-    tid = t["id"]
+    tid = _dalmuti_swiss(client, integrator, "rc", 8, 2)["id"]
     first = client.get(f"/tournaments/{tid}").get_json()
 
     def reads():
@@ -1057,17 +1061,7 @@ def test_a_tournament_whose_head_is_not_the_one_folded_is_folded_anew(service, c
     at that version is another (lost and written again, after a failover) is read and folded anew."""
     from events.store import key
 
-    t = create_tournament(
-        client,
-        integrator,
-        game="dalmuti",
-        options={"hands": 1},
-        players=[f"hh{i}" for i in range(4)],
-        format="swiss",
-        rounds=1,
-        table_size={"min": 4, "max": 4},
-    )
-    tid = t["id"]
+    tid = _dalmuti_swiss(client, integrator, "hh", 4, 1)["id"]
     client.get(f"/tournaments/{tid}")
     same = _commands_naming(redis_client, f"{{{tid}}}", lambda: client.get(f"/tournaments/{tid}"))
     assert not [c for c in same if c.upper().startswith("XRANGE")], same
