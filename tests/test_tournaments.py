@@ -1072,3 +1072,27 @@ def test_a_tournament_whose_head_is_not_the_one_folded_is_folded_anew(service, c
     finally:
         redis_client.hset(key(tid, "head"), "hash", real)
     assert [c for c in again if c.upper().startswith("XRANGE") and " 1-0 " in c], again
+
+
+def test_a_tournament_log_read_past_its_budget_is_refused_before_the_log_is_read(
+    service, client, integrator, redis_client, monkeypatch
+):
+    """GET /tournaments/{id}/events reads and hashes the whole log: it is counted first, from the
+    process's fold (its head), so that a caller with budget for the request but not for the log gets
+    its 429 without that work (before, the log was read, hashed and folded, then refused)."""
+    import service.web.ratelimit as rl
+
+    tid = _dalmuti_swiss(client, integrator, "bl", 8, 2)["id"]
+    version = client.get(f"/tournaments/{tid}").get_json()["version"]  # the process's fold, at the head
+    monkeypatch.setenv("NAIPES_RATE_LIMIT_ADDRESS", "off")
+    monkeypatch.setattr(rl, "PAGE_UNIT", 1)  # one unit an event
+    limited = create_app(service, rate_limit=f"{version + 1} per 3600 seconds").test_client()
+    first = limited.get(f"/tournaments/{tid}/events?limit=1")  # counted as its version: one request left
+    assert first.status_code == 200 and first.get_json()["version"] == version and first.get_json()["chain"]["ok"]
+    answers = []
+    sent = _commands_naming(
+        redis_client, f"{{{tid}}}", lambda: answers.append(limited.get(f"/tournaments/{tid}/events?limit=1"))
+    )
+    assert answers[0].status_code == 429, answers[0].get_json()
+    assert answers[0].content_type == "application/problem+json"
+    assert sent and not [c for c in sent if c.upper().startswith(("XRANGE", "XREAD", "EVALSHA"))], sent

@@ -169,7 +169,7 @@ class Tournaments:
     def _public_fold(
         self, tid: str, fold: _Fold, before: _Fold | None, envs: list[dict] | None = None
     ) -> tuple[dict, int, str]:
-        """What anyone but the owner sees of ``fold`` (:func:`_public_prefix`): its state, version and
+        """What anyone but the owner sees of ``fold`` (:func:`_horizon`): its state, version and
         time, at the event before the first result of a duplicate round in play.  The events up to there
         are ``envs``'s (the whole log, when it was just read), else read from the public fold ``before``
         on when it is not past it (the horizon only moves on)."""
@@ -199,7 +199,7 @@ class Tournaments:
     def _index(self, tid: str, state: dict, envs: list[dict], created: bool = False) -> None:
         """List a tournament (in INDEX and the set of its status, scored by when
         it was first listed) with its summary, as anyone may see it (its log up to
-        its public horizon: :func:`_public_prefix`); a later summary is never
+        its public horizon: :func:`_horizon`); a later summary is never
         replaced by an earlier one."""
         state, envs = _public(state, envs)
         info = {
@@ -694,13 +694,17 @@ class Tournaments:
         """The tournament as ``viewer`` may see it: its state, version, creation and last event's times,
         whether it sees everything, and what reads derive from that state, kept with it (its standings:
         computed once per version).  A caller who does not see everything (anyone but the owner and
-        ``admin``) sees the log up to its public horizon (:func:`_public_prefix`), and the state folded
+        ``admin``) sees the log up to its public horizon (:func:`_horizon`), and the state folded
         from that."""
         fold = self._current(tid)
         if self._privileged(viewer, fold.state):
             return fold.state, fold.version, fold.created, fold.updated, True, fold.derived.setdefault("full", {})
         state, version, updated = fold.public
         return state, version, fold.created, updated, False, fold.derived.setdefault("public", {})
+
+    def shown_version(self, tid: str, viewer: Viewer | None) -> int:
+        """The version of the tournament's log ``viewer`` is shown: the head, or its public horizon."""
+        return self._seen(tid, viewer)[1]
 
     def _owner(self, tid: str) -> str | None:
         first = self.store.read(tid, 0, 1)
@@ -894,11 +898,20 @@ class _Fold:
         )
 
     def horizon(self) -> int | None:
-        """The last version anyone but the owner sees, when less than the head (a duplicate round in
-        play has a result): the event before the first such result (:func:`_public_prefix`)."""
-        if self.state["format"] != "duplicate" or not self.in_play:
-            return None
-        return self.in_play[0][0] - 1
+        """The last version anyone but the owner sees, when less than the head (:func:`_horizon`)."""
+        return _horizon(self.state, self.in_play)
+
+
+def _horizon(state: dict, in_play: tuple[tuple[int, int], ...]) -> int | None:
+    """The one decision of what anyone but a tournament's owner sees of its log: in a duplicate
+    tournament, a table's result (or its correction) is not public until every table of its round has
+    finished (the tables were dealt the same cards, and a result tells something of them), and the log
+    is shown up to the event before the first such result (``in_play``: :func:`_in_play`), not the
+    result's place in the chain, nor its time, nor anything after it, so that neither its version nor
+    its length tells that a table has finished.  None: nothing is held back."""
+    if state["format"] != "duplicate" or not in_play:
+        return None
+    return in_play[0][0] - 1
 
 
 def _in_play(state: dict, known: tuple[tuple[int, int], ...], more: list[dict]) -> tuple[tuple[int, int], ...]:
@@ -920,18 +933,12 @@ def _follows(fold: _Fold, more: list[dict], version: int, head_hash: str) -> boo
 
 
 def _public_prefix(state: dict, envs: list[dict]) -> list[dict]:
-    """The tournament's log as anyone but its owner may see it: in a duplicate tournament, a table's
-    result (or its correction) is not public until every table of its round has finished (the tables
-    were dealt the same cards, and a result tells something of them), and the log is shown up to the
-    event before the first such result: not the result's place in the chain, nor its time, nor
-    anything after it, so that neither its version nor its length tells that a table has finished."""
-    if state["format"] != "duplicate":
+    """The tournament's whole log ``envs`` (``state`` folded from it) as anyone but its owner may see
+    it: up to its public horizon (:func:`_horizon`)."""
+    horizon = _horizon(state, _in_play(state, (), envs))
+    if horizon is None:
         return envs
-    open_rounds = {r["round"] for r in state["schedule"] if not T.round_complete(r)}
-    for i, e in enumerate(envs):
-        if e["type"] in (T.TABLE_RESULT, T.TABLE_RESULT_CORRECTED) and e["data"].get("round") in open_rounds:
-            return envs[:i]
-    return envs
+    return envs[: next((i for i, e in enumerate(envs) if e["version"] > horizon), len(envs))]
 
 
 def _public(state: dict, envs: list[dict]) -> tuple[dict, list[dict]]:

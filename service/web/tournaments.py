@@ -154,15 +154,15 @@ class TournamentEventsRoute(MethodView):
         summary="The tournament's hash-chained log and its chain check (private parts for its key only)",
         description="The chain is checked, and the tournament folded, over the whole log whatever the page: "
         "the request counts as ceil(version / 100) requests of the caller's budgets on this route (the version "
-        "it answers) when that is more than its page's count (never more than a window's whole quota).",
+        "it is shown) when that is more than its page's count (never more than a window's whole quota).",
     )
     def get(self, query, tournament_id):
-        found = tournaments().events(tournament_id, current_caller(), query["after"], query["limit"])
-        # the whole log was read and hashed: counted as its pages, as far as the caller is shown it (the
-        # length of a log held back past a duplicate round's horizon is no one's to learn from a count)
+        # the whole log is read and hashed: counted first (from the process's fold of the tournament) as its
+        # pages, as far as the caller is shown it (the length of a log held back past a duplicate round's
+        # horizon is no one's to learn from a count), so that a caller past its budget costs no read
         paid = request_cost()
-        charge(pages(found["version"]) - paid, counted=paid)
-        return json_response(found)
+        charge(pages(tournaments().shown_version(tournament_id, current_caller())) - paid, counted=paid)
+        return json_response(tournaments().events(tournament_id, current_caller(), query["after"], query["limit"]))
 
 
 @blp.route("/webhooks")
