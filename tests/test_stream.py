@@ -164,6 +164,41 @@ def test_stream_refuses_bad_input_with_problems(live_server, integrator):
         assert r.headers["Content-Type"] == "application/problem+json"
 
 
+def test_a_position_past_the_log_is_refused_not_left_waiting(live_server, integrator):
+    """A stream resumed, or a long-poll, from a version past the game's head (a client's mistake, or a
+    log whose end was lost in a failover) is refused at once with a problem naming the last version
+    the caller is shown; before, it waited silently until other events reached that version. A
+    position at the head still waits for the next event."""
+    base = live_server.url
+    g = new_game(base, integrator)
+    play(base, g, random.Random(3), max_moves=2)
+    head = requests.get(f"{base}/games/{g['id']}", timeout=10).json()["version"]
+    asks = [
+        ("stream", {"headers": {"Last-Event-ID": str(head + 1)}}),
+        ("stream", {"params": {"after": head + 40}}),
+        ("events", {"params": {"after": head + 1, "wait": 20}}),
+    ]
+    for route, ask in asks:
+        started = time.monotonic()
+        with requests.get(f"{base}/games/{g['id']}/{route}", timeout=10, stream=True, **ask) as r:
+            assert r.status_code == 409, (route, ask, r.status_code)
+            problem = r.json()
+        assert time.monotonic() - started < 5, (route, ask)
+        assert r.headers["Content-Type"] == "application/problem+json", (route, problem)
+        assert problem["type"].endswith(":after-past-end") and f"version {head})" in problem["detail"], problem
+    # without wait, a read past the head answers what there is: nothing, and the head
+    r = requests.get(f"{base}/games/{g['id']}/events", params={"after": head + 1}, timeout=10)
+    assert r.status_code == 200 and r.json()["events"] == [] and r.json()["version"] == head
+    # at the head, the stream waits for the next move and sends it
+    with requests.get(
+        f"{base}/games/{g['id']}/stream", headers={"Last-Event-ID": str(head)}, stream=True, timeout=30
+    ) as stream:
+        assert stream.status_code == 200
+        threading.Timer(0.2, play, args=(base, g, random.Random(4), 1)).start()
+        event = next(msg for kind, msg in sse(stream, timeout=20) if kind == "event")
+    assert int(event["id"]) == head + 1
+
+
 def test_open_streams_do_not_block_moves_under_gunicorn(redis_url, integrator):
     """More open streams than the threaded worker had threads (2 x 8): moves still go through at once."""
     proc, base = start_gunicorn(redis_url, {"NAIPES_SSE_HEARTBEAT": "1"})

@@ -446,6 +446,35 @@ def test_a_stream_held_at_the_embargo_does_not_tell_that_its_table_finished(live
     assert finished == playing, "the held spectator's stream told that the table had finished"
 
 
+def test_a_position_past_the_horizon_is_refused_as_one_past_the_head(live_server, service):
+    """A caller held at a duplicate round's embargo who resumes a stream or a long-poll from a version
+    past its horizon is refused, naming the horizon, whether the table has reached that version or
+    not: the answer tells nothing of how far the table has played. Its seat, which sees its own table,
+    resumes from the head."""
+    import requests
+
+    base = live_server.url
+    gid, toks = _duplicate_table(base)
+    _play_out(base, gid, toks, random.Random(9))
+    head = service.store.head(gid)[0]
+    horizon = requests.get(f"{base}/games/{gid}/events", timeout=10).json()["version"]
+    assert horizon < head  # the table's deal is held back from the public
+    answers = []
+    for after in (horizon + 1, head, head + 1):
+        for route, ask in (
+            ("stream", {"headers": {"Last-Event-ID": str(after)}}),
+            ("events", {"params": {"after": after, "wait": 20}}),
+        ):
+            with requests.get(f"{base}/games/{gid}/{route}", timeout=10, stream=True, **ask) as r:
+                assert r.status_code == 409, (after, route, r.status_code)
+                answers.append(r.json()["detail"].replace(str(after), "N"))
+    assert len(set(answers)) == 1 and f"(version {horizon})" in answers[0], answers
+    with requests.get(
+        f"{base}/games/{gid}/stream", headers={**bearer(toks[0]), "Last-Event-ID": str(head)}, stream=True, timeout=10
+    ) as r:
+        assert r.status_code == 200
+
+
 def test_a_table_that_ended_early_holds_back_no_deal_it_will_never_play(client, integrator, service):
     """A duplicate round's table that ends after fewer deals than the others (a reviewer ended it; a
     Cripple Mr Onion match can end sooner at one table than at another) will never play the deals it
@@ -471,7 +500,8 @@ def test_a_caller_held_at_the_embargo_is_not_told_how_far_the_table_has_played(c
     its length included: a replay of any later version is 403 embargoed, whether the table has reached
     it or not (a 422 naming the head told how many events were played, and so when the table finished),
     and a long-poll waits for what the caller may see, not for the log (returning at once while the
-    log was past ``after`` told the head by bisection, and each move's time)."""
+    log was past ``after`` told the head by bisection, and each move's time); from past the horizon
+    it is refused the same way wherever the head is."""
     import time
 
     owner = bearer(key_with(client, integrator, "tournaments")["key"])
@@ -491,11 +521,16 @@ def test_a_caller_held_at_the_embargo_is_not_told_how_far_the_table_has_played(c
             assert str(head) not in problem["detail"], problem
             answers.add((r.status_code, problem["type"], problem["detail"]))
         assert len(answers) == 1 and next(iter(answers))[0] == 403, answers
-        for after in (visible, head - 1, head + 5):
-            started = time.monotonic()
+        started = time.monotonic()
+        r = client.get(f"/games/{gid}/events", query_string={"after": visible, "wait": 1}, headers=who)
+        assert r.status_code == 200 and r.get_json()["events"] == []
+        assert time.monotonic() - started >= 0.9, "a held long-poll at its horizon ended at once"
+        # past the horizon, one refusal whether the table has reached that version or not
+        refusals = set()
+        for after in (visible + 1, head - 1, head, head + 5):
             r = client.get(f"/games/{gid}/events", query_string={"after": after, "wait": 1}, headers=who)
-            assert r.status_code == 200 and r.get_json()["events"] == []
-            assert time.monotonic() - started >= 0.9, f"a held long-poll after {after} ended at once"
+            refusals.add((r.status_code, r.get_json()["detail"].replace(str(after), "N")))
+        assert refusals == {(409, next(iter(refusals))[1])} and f"(version {visible})" in next(iter(refusals))[1]
     # the tournament's owner sees the table live: its long-poll ends as soon as the log is past `after`
     started = time.monotonic()
     r = client.get(f"/games/{gid}/events", query_string={"after": head - 1, "wait": 5}, headers=owner)

@@ -187,6 +187,47 @@ def test_viewer_live_mode_follows_the_stream(browser, live_server, service):
         page.close()
 
 
+def test_viewer_live_mode_reads_the_game_anew_when_its_position_is_past_the_log(browser, live_server, service):
+    """The viewer's live stream was sent an event the log no longer has (as after a failover that lost
+    the log's end: here the first stream's answer is replaced by one naming an event five versions past
+    the head). Resuming from it, the server refuses the position (409 after-past-end), and the viewer
+    reads the game anew, follows it from its head and draws the moves that come (before, it asked for
+    the same position again every two seconds, for good)."""
+    g = play(service, "dalmuti", ["ana", "bea", "carl", "dani"], {"hands": 1}, seed=9, stop_at=10)
+    start = service.store.head(g["id"])[0]
+    page = browser.new_page(viewport={"width": 1100, "height": 800})
+    statuses: list[int] = []
+    faked: list[bool] = []
+
+    def lost_end(route):
+        if not faked:  # the first stream: one event past the head, then the stream ends
+            faked.append(True)
+            body = f": naipes event stream\nretry: 2000\n\nid: {start + 5}\nevent: MovePlayed\ndata: {{}}\n\n"
+            route.fulfill(status=200, headers={"Content-Type": "text/event-stream"}, body=body)
+        else:
+            route.continue_()
+
+    page.on("response", lambda r: statuses.append(r.status) if "/stream" in r.url else None)
+    page.route("**/games/*/stream", lost_end)
+    try:
+        page.goto(f"{live_server.url}/replay/{g['id']}")
+        page.wait_for_function(
+            "document.getElementById('live-status').textContent.startsWith('following')", timeout=15000
+        )
+        rng = random.Random(11)
+        for _ in range(2):
+            view = service.reads.state_view(g["id"], Viewer("spectator"))
+            seat = rng.choice(view["to_act"])
+            moves = service.reads.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"]
+            service.moves.move(g["id"], seat, rng.choice(moves))
+        head = service.store.head(g["id"])[0]
+        rendered(page, head)
+        assert page.locator("#version-label").inner_text() == f"version {head} / {head}"
+        assert statuses[:2] == [200, 409], statuses
+    finally:
+        page.close()
+
+
 def test_viewer_page_of_an_unknown_game_is_a_problem(live_server):
     r = requests.get(f"{live_server.url}/replay/no-such-game", timeout=10)
     assert r.status_code == 404 and r.headers["Content-Type"] == "application/problem+json"

@@ -121,12 +121,31 @@ class Reads:
         table = self.naipes.tables.table(game_id)
         seen = self.naipes.visibility.sight(game_id, viewer, table)
         shown = words.label_events(table, sights.envelopes_for(envs, seen), lang)
-        held = seen.horizon is not None and not seen.full and not seen.own_seat
         return {
-            "version": min(version, seen.horizon) if held else version,
+            "version": seen.last_version(version),
             "events": shown,
-            "embargo": {"version": seen.horizon, "reason": seen.reason} if held else None,
+            "embargo": {"version": seen.horizon, "reason": seen.reason} if seen.held else None,
         }
+
+    def resumable(self, game_id: str, viewer: Viewer, after: int) -> None:
+        """Refuse (409) a wait for the events after ``after`` (a stream resumed from Last-Event-ID, a
+        long-poll) when ``after`` is past the last version the caller is shown: no event it was sent has
+        that version, so the log it followed is not this one (its end was lost, a failover) or the
+        position is a client's mistake, and waiting would be silent until other events reached it."""
+        if after <= 0:
+            return
+        head, _ = self.naipes.store.head(game_id)
+        if head == 0:
+            raise not_found(game_id)
+        shown = self.naipes.visibility.sight(game_id, viewer).last_version(head)
+        if after > shown:
+            raise ProblemError(
+                409,
+                "Past the end of the log",
+                f"version {after} is past the last event you are shown (version {shown}): no event you were sent "
+                f"has it; resume from version {shown} or less, or read the game anew",
+                "after-past-end",
+            )
 
     def replay(self, game_id: str, viewer: Viewer, version: int, as_: str | None = None) -> dict:
         """The view at ``version`` from a viewpoint the caller is entitled to:

@@ -82,6 +82,15 @@ class Sight:
         """Whether the caller may see the game as it was at ``version``."""
         return self.full or self.own_seat or self.horizon is None or version <= self.horizon
 
+    @property
+    def held(self) -> bool:
+        """Whether a duplicate round's embargo holds the caller at ``horizon``."""
+        return self.horizon is not None and not self.full and not self.own_seat
+
+    def last_version(self, head: int) -> int:
+        """The last version the caller is shown of a log whose head is ``head``."""
+        return min(head, self.horizon) if self.held and self.horizon is not None else head
+
 
 def credential_full(kind: str, key_id: str | None, scopes: frozenset, ctx: GameContext) -> bool:
     """Whether a credential sees every private part of the game by itself."""

@@ -263,7 +263,8 @@ class Stream(MethodView):
             "The stream opens with a comment and a `retry: 2000` field (the reconnection delay EventSource "
             "uses). A comment line (`: heartbeat`) is sent every 15 seconds without events, and at most once a second "
             "once the client's side of the connection has ended (a write tells whether it is still there). "
-            "Reconnecting with `Last-Event-ID` (or `after`) resumes without loss. The stream ends "
+            "Reconnecting with `Last-Event-ID` (or `after`) resumes without loss; a position past the last version "
+            "the caller is shown is refused (409 `after-past-end`: no event it was sent has it). The stream ends "
             "after the last event of a finished game, or with a comment saying why (`: credential revoked`, "
             "`: credential no longer valid`) when its key is revoked, its seat token replaced or its seat "
             "left. A client "
@@ -280,7 +281,7 @@ class Stream(MethodView):
             }
         },
     )
-    @errors(400, 401, 403, 404, 422, 429, 503)
+    @errors(400, 401, 403, 404, 409, 422, 429, 503)
     def get(self, query, game_id):
         svc = app_service()
         credential = bearer() or query.get("token")
@@ -296,6 +297,7 @@ class Stream(MethodView):
                 )
             after = int(last.strip())
         resumed = last is not None or "after" in request.args
+        svc.reads.resumable(game_id, viewer, after)
         views = query.get("view") or ("none" if resumed else "first")
         release = _streams.acquire(client())
         metrics.STREAMS.inc()
@@ -490,8 +492,8 @@ def _sse(
             head = hub.head
             seen = hub.sight(head, viewer)
             # a caller held back by a duplicate round's embargo sees the log up to its horizon
-            held = seen.horizon is not None and not seen.full and not seen.own_seat
-            until = min(head.version, seen.horizon) if held else head.version
+            held = seen.held
+            until = seen.last_version(head.version)
             if position < until:
                 units = 0  # of PAGE_UNIT events sent, to be counted
                 if events == "none":  # the states alone: the batch is passed over

@@ -39,15 +39,21 @@ class Events(MethodView):
     @credential(any_caller)
     @blp.arguments(s.EventsQuerySchema, location="query")
     @blp.response(200, s.EventsSchema, headers=LANGUAGE_HEADERS)
-    @errors(401, 404, 422, 429, 503)
+    @errors(401, 404, 409, 422, 429, 503)
     @blp.doc(
-        security=ANY, operationId="getEvents", summary="The event log as the caller may see it; long-polls with wait"
+        security=ANY,
+        operationId="getEvents",
+        summary="The event log as the caller may see it; long-polls with wait",
+        description="A long-poll (`wait`) from `after` past the last version the caller is shown is refused (409 "
+        "`after-past-end`) rather than left waiting: no event the caller was sent has that version.",
     )
     def get(self, query, game_id):
         lang, svc = language(), app_service()
         after, limit = query["after"], query["limit"]
         events = svc.reads.events(game_id, current_caller(), after, limit, lang=lang)
         if query["wait"] > 0 and not events["events"]:
+            if after > events["version"]:  # nothing it was sent: the log it followed is not this one
+                svc.reads.resumable(game_id, current_caller(), after)
             # a caller held at a duplicate round's horizon waits for what it may see, not for the log
             shown = (
                 (lambda: svc.reads.events(game_id, current_caller(), after, 1)["version"])

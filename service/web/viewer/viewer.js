@@ -918,6 +918,17 @@ async function startLive() {
     try {
       const h = { ...headers(), Accept: "text/event-stream", "Last-Event-ID": String(last) };
       const r = await fetch(`/games/${encodeURIComponent(GAME_ID)}/stream`, { headers: h, signal: ctrl.signal });
+      if (r.status === 409) {
+        // the stream was asked to resume past the last event the server shows (its log's end was lost in
+        // a failover): the game is read anew, and followed from there
+        const view = await api(`/games/${encodeURIComponent(GAME_ID)}`);
+        last = view.version;
+        for (const v of [...state.views.keys()]) if (v > last) state.views.delete(v);
+        setHead(last);
+        if (state.following || state.version > last) show(last);
+        await new Promise((ok) => setTimeout(ok, 500));
+        continue;
+      }
       if (!r.ok) { const b = await r.json().catch(() => ({})); throw new Error(`${r.status}: ${b.detail || r.statusText}`); }
       $("live-status").textContent = "following";
       const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
