@@ -169,6 +169,26 @@ def test_a_failed_creation_gives_its_slot_back(client, integrator, limited, monk
     _refused(_search_game(client, key), LIMIT)
 
 
+def test_a_creation_stored_without_its_tokens_gives_its_slot_back(client, integrator, limited, monkeypatch):
+    """A game stored whose owner and seat tokens Redis refused (its creation answered 503: nobody can
+    play it) holds no slot of its owner's (before, it held one for as long as it stayed unfinished,
+    which is for good)."""
+    import service.core.games as games_module
+
+    key = _fresh_key(client, integrator)
+    assert _search_game(client, key).status_code == 201
+    given = secrets.token_hex(8)
+    real = games_module.secrets.token_hex
+    drawn = iter([given])
+    monkeypatch.setattr(games_module.secrets, "token_hex", lambda n=None: next(drawn, None) or real(n))
+    limited.redis.set(f"naipes:{{{given}}}:auth", "not a hash")  # WRONGTYPE for the tokens' write
+    r = _search_game(client, key)
+    assert r.status_code == 503 and given in r.get_json()["detail"], r.get_json()
+    assert limited.store.exists(given)  # stored, unplayable
+    assert _search_game(client, key).status_code == 201  # its slot came back
+    _refused(_search_game(client, key), LIMIT)
+
+
 def test_a_slot_whose_game_was_never_written_is_freed_after_a_grace(client, integrator, limited, monkeypatch):
     key = _fresh_key(client, integrator)
     owner = limited.identity.integrator(key["Authorization"][7:]).key_id

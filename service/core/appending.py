@@ -15,7 +15,7 @@ from events.envelope import dumps, seal_batch
 from events.store import AlsoFailed
 from service.core import afterwards, facts
 from service.core import sight as sights
-from service.core.errors import ProblemError
+from service.core.errors import Unplayable
 from service.core.listing import DUE, ENDING, FINISH_GRACE, FINISHING
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ class Appender:
         except AlsoFailed as exc:
             log.error("writes beside the append of game %s at version %s failed: %s", game_id, new["version"], exc)
             if beside and not self._written_again(game_id, beside):
-                raise ProblemError(
+                raise Unplayable(
                     503,
                     "Service Unavailable",
                     f"game {game_id} was stored, but the event store refused its owner and seat tokens (logged): "

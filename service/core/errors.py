@@ -21,6 +21,11 @@ class ProblemError(Exception):
         self.extra = extra
 
 
+class Unplayable(ProblemError):
+    """A game was stored but cannot be played (its owner and seat tokens could not be written): what
+    its creation held for it (a search bot's slot) is given back."""
+
+
 def not_found(game_id: str) -> ProblemError:
     return ProblemError(404, "Game not found", f"there is no game '{game_id}'", "game-not-found")
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from events.envelope import loads
 from events.store import VersionConflict
-from service.core.errors import ProblemError
+from service.core.errors import ProblemError, Unplayable
 from service.core.listing import INDEX_INFO as GAME_SUMMARIES
 
 if TYPE_CHECKING:
@@ -145,13 +145,16 @@ class SearchQuota:
     def holding(self, owner: str | None, holder: str, slots: int = 1, *, written: Callable[[], bool] | None = None):
         """Take ``slots`` for ``holder`` (:meth:`take`) while it is written, and give them back should that
         fail before it is: a :class:`~events.store.VersionConflict` or a 409 (another writer's game of that
-        id), or any failure after which ``written()`` (default: a game of that id exists) says no."""
+        id), an :class:`~service.core.errors.Unplayable` game (stored without its tokens: nobody will play
+        it), or any failure after which ``written()`` (default: a game of that id exists) says no."""
         took = self.take(owner, holder, slots)
         try:
             yield
         except BaseException as exc:
             if took:
-                lost = isinstance(exc, VersionConflict) or (isinstance(exc, ProblemError) and exc.status == 409)
+                lost = isinstance(exc, (VersionConflict, Unplayable)) or (
+                    isinstance(exc, ProblemError) and exc.status == 409
+                )
                 if lost or not (written() if written else self.naipes.store.exists(holder)):
                     self.give_back(owner, holder, slots)
             raise
