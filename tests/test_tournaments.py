@@ -1096,3 +1096,25 @@ def test_a_tournament_log_read_past_its_budget_is_refused_before_the_log_is_read
     assert answers[0].status_code == 429, answers[0].get_json()
     assert answers[0].content_type == "application/problem+json"
     assert sent and not [c for c in sent if c.upper().startswith(("XRANGE", "XREAD", "EVALSHA"))], sent
+
+
+def test_a_held_tournaments_fold_weighs_its_public_state_too(service, client, integrator):
+    """A process's cache of tournament folds is bounded by their players and tables: a fold whose
+    public state is one of its own (a duplicate round in play holds a table's result back) weighs
+    both states, so that the cache cannot grow to twice its bound."""
+    from service.core.tournaments import attach_tournaments
+
+    owner = _key(client, integrator, "games", "tournaments")
+    t = _duplicate_round(client, bearer(owner["key"]), "wt")
+    tid, (a, _b) = t["id"], t["round_detail"]["tables"]
+    following = attach_tournaments(service)
+    open_fold = following._current(tid)
+    assert open_fold.public[0] is open_fold.state  # nothing held back yet
+    one = open_fold.size()
+    assert one == 1 + len(open_fold.state["players"]) + sum(len(r["tables"]) for r in open_fold.state["schedule"])
+    play_http(client, {"id": a["game_id"], "seats": a["seats"]}, random.Random(5))
+    following.advance(tid)  # table A's result recorded: held from the public until B ends
+    held = following._current(tid)
+    assert held.version > open_fold.version and held.public[1] < held.version
+    assert held.size() == 2 * one
+    assert following._folds.currsize >= held.size()

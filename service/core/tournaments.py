@@ -892,10 +892,10 @@ class _Fold:
         return _Fold(state, more[-1]["version"], more[-1]["hash"], self.created, more[-1]["time"], in_play)
 
     def size(self) -> int:
-        """What the fold weighs in a process's cache: its players and its tables."""
-        return (
-            1 + len(self.state.get("players") or ()) + sum(len(r["tables"]) for r in self.state.get("schedule") or ())
-        )
+        """What the fold weighs in a process's cache: its players and its tables, twice when what the
+        public sees of it is a state of its own (a duplicate round in play holds a result back)."""
+        one = 1 + len(self.state.get("players") or ()) + sum(len(r["tables"]) for r in self.state.get("schedule") or ())
+        return 2 * one if self.public is not None and self.public[0] is not self.state else one
 
     def horizon(self) -> int | None:
         """The last version anyone but the owner sees, when less than the head (:func:`_horizon`)."""
