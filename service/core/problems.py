@@ -118,6 +118,9 @@ PROBLEM_TYPES: dict[str, str] = {
     "contention": "409: the game kept changing under concurrent writes; retry.",
     "bad-version": "422: the version asked for is not in the game's log (1 to its version).",
     "bad-viewpoint": "422: the `as` viewpoint names a seat the game does not have.",
+    "after-past-end": "409: a stream resumed (Last-Event-ID, `after`), or a long-poll, from a version past the "
+    "last one the caller is shown (the detail names it): no event the caller was sent has that version (a "
+    "client's mistake, or a log whose end was lost in a failover); read the game anew and resume from there.",
     "bad-cursor": "422: the cursor is not a next_cursor this listing gave.",
     "bad-page": "422: a listing was given both a cursor and an offset.",
     # ---- review, export, import
