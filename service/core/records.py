@@ -287,6 +287,11 @@ class Records:
                 "payload-too-large",
                 max_events=MAX_IMPORT_EVENTS,
             )
+        try:  # each line read once; a line that cannot be read, or is no object, is named by verify_export
+            read = [loads(row) for row in rows]
+            rows = read if all(isinstance(row, dict) for row in read) else rows
+        except Exception:  # noqa: BLE001
+            pass
         self._check_length(rows)
         self._refuse_cheaply(rows, viewer)  # what needs no hash nor fold is refused before them
         report = verify_export(rows)
@@ -349,11 +354,10 @@ class Records:
         chain is hashed and the log folded (seconds of a worker's CPU for a large log): review events
         brought by a key without the ``review`` scope, and a game this store holds already.  A line that
         cannot be read is left to :func:`verify_export`, which names it."""
-        try:
-            header = loads(rows[0]) if rows else None
-            types = [loads(row).get("type") for row in rows[1:]]
-        except Exception:  # noqa: BLE001 - verify_export names what cannot be read
+        if not all(isinstance(row, dict) for row in rows):  # a line that cannot be read: verify_export names it
             return
+        header = rows[0] if rows else None
+        types = [row.get("type") for row in rows[1:]]
         _check_review_authority([v for v, t in enumerate(types, start=1) if t in tables.REVIEW_EVENTS], viewer)
         game_id = header.get("game_id") if isinstance(header, dict) else None
         if isinstance(game_id, str) and ids.is_game_id(game_id):
@@ -373,10 +377,7 @@ class Records:
     def _check_length(rows: list) -> None:
         """No more events than the game the log creates can reach (:func:`longest_game`), checked before
         the log is folded."""
-        try:
-            first = loads(rows[1]) if len(rows) > 1 else None
-        except Exception:  # noqa: BLE001 - verify_export names what cannot be read
-            return
+        first = rows[1] if len(rows) > 1 else None
         data = first.get("data") if isinstance(first, dict) else None
         if not isinstance(data, dict) or not isinstance(data.get("players"), list):
             return

@@ -41,14 +41,13 @@ def _cards(part: Any) -> list:
     return []
 
 
-def verify_export(lines: Iterable[bytes | str], progress: Callable[[int], None] | None = None) -> dict:
+def verify_export(lines: Iterable[bytes | str | dict], progress: Callable[[int], None] | None = None) -> dict:
     problems: list[str] = []
     rows = [line for line in lines if line and (line.strip() if isinstance(line, (str, bytes)) else True)]
     if not rows:
         return {"ok": False, "problems": ["the file is empty"], "header": None, "events": [], "chain": None}
     try:
-        header = loads(rows[0])
-        envs = [loads(r) for r in rows[1:]]
+        header, *envs = (loads(row) if isinstance(row, (str, bytes)) else row for row in rows)  # or read already
     except Exception as exc:  # noqa: BLE001 - any parse error is the file's fault
         return {"ok": False, "problems": [f"not JSON Lines: {exc}"], "header": None, "events": [], "chain": None}
     if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
