@@ -234,6 +234,19 @@ def test_import_refuses_a_tampered_file_and_writes_nothing(client, integrator):
     assert client.get(f"/games/{gid}", headers=integrator).status_code == 404
 
 
+@pytest.mark.parametrize("where", ["among the events", "as the header"])
+def test_import_refuses_a_file_with_an_empty_object_line(client, integrator, where):
+    """A line holding an empty JSON object is a line of the file like any other: it breaks the chain
+    (or is no header), and the import is refused, not passed over as a blank line would be."""
+    gid = finished_game(client, integrator)["id"]
+    lines = export(client, integrator, gid).splitlines()
+    bad = b"\n".join(lines[:3] + [b"{}"] + lines[3:] + [b"{}"] if where == "among the events" else [b"{}", *lines])
+    client.application.extensions["naipes"].redis.delete(*[key(gid, p) for p in ("events", "head", "snap", "auth")])
+    r = client.post("/games/import", data=bad, headers={**integrator, "Content-Type": "application/x-ndjson"})
+    assert r.status_code == 422 and r.get_json()["type"].endswith(":bad-export"), r.get_json()
+    assert client.get(f"/games/{gid}", headers=integrator).status_code == 404
+
+
 # ------------------------------------------------------------------ viewpoints
 
 

@@ -1077,24 +1077,32 @@ def test_a_tournament_whose_head_is_not_the_one_folded_is_folded_anew(service, c
 def test_a_tournament_log_read_past_its_budget_is_refused_before_the_log_is_read(
     service, client, integrator, redis_client, monkeypatch
 ):
-    """GET /tournaments/{id}/events reads and hashes the whole log: it is counted first, from the
-    process's fold (its head), so that a caller with budget for the request but not for the log gets
-    its 429 without that work (before, the log was read, hashed and folded, then refused)."""
+    """GET /tournaments/{id}/events reads and hashes the whole log. It is counted before that work
+    when the process's fold of the tournament is at the head, so that a caller with budget for the
+    request but not for the log gets its 429 without a read (before, the log was read, hashed and
+    folded, then refused); a process without the fold reads the log once (not once for the count and
+    again for the answer) and keeps its fold."""
     import service.web.ratelimit as rl
+    from service.core.tournaments import attach_tournaments
 
     tid = _dalmuti_swiss(client, integrator, "bl", 8, 2)["id"]
-    version = client.get(f"/tournaments/{tid}").get_json()["version"]  # the process's fold, at the head
+    version = client.get(f"/tournaments/{tid}").get_json()["version"]
+    attach_tournaments(service)._folds.clear()  # a process that has not read this tournament
     monkeypatch.setenv("NAIPES_RATE_LIMIT_ADDRESS", "off")
     monkeypatch.setattr(rl, "PAGE_UNIT", 1)  # one unit an event
     limited = create_app(service, rate_limit=f"{version + 1} per 3600 seconds").test_client()
-    first = limited.get(f"/tournaments/{tid}/events?limit=1")  # counted as its version: one request left
-    assert first.status_code == 200 and first.get_json()["version"] == version and first.get_json()["chain"]["ok"]
     answers = []
-    sent = _commands_naming(
-        redis_client, f"{{{tid}}}", lambda: answers.append(limited.get(f"/tournaments/{tid}/events?limit=1"))
-    )
-    assert answers[0].status_code == 429, answers[0].get_json()
-    assert answers[0].content_type == "application/problem+json"
+
+    def read():
+        answers.append(limited.get(f"/tournaments/{tid}/events?limit=1"))
+
+    sent = _commands_naming(redis_client, f"{{{tid}}}", read)  # counted as its version: one request left
+    first = answers[-1]
+    assert first.status_code == 200 and first.get_json()["version"] == version and first.get_json()["chain"]["ok"]
+    assert len([c for c in sent if c.upper().startswith("XRANGE")]) == 1, sent
+    sent = _commands_naming(redis_client, f"{{{tid}}}", read)
+    assert answers[-1].status_code == 429, answers[-1].get_json()
+    assert answers[-1].content_type == "application/problem+json"
     assert sent and not [c for c in sent if c.upper().startswith(("XRANGE", "XREAD", "EVALSHA"))], sent
 
 

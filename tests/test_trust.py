@@ -475,6 +475,32 @@ def test_a_position_past_the_horizon_is_refused_as_one_past_the_head(live_server
         assert r.status_code == 200
 
 
+def test_a_process_whose_round_counts_are_a_second_old_refuses_no_position_another_showed(client, integrator, service):
+    """Each process keeps a duplicate round's counts of finished deals for a second. A spectator was
+    sent events up to a horizon that one process lifted; its next long-poll reaches a process whose
+    counts predate the lift. That process counts again before it refuses the position as past what the
+    caller is shown, and waits as for any position at the horizon (a 409 there told an EventSource to
+    stop for good)."""
+    import time
+
+    owner = bearer(key_with(client, integrator, "tournaments")["key"])
+    t = duplicate_tournament(client, owner)
+    a, b = t["round_detail"]["tables"]
+    gid = a["game_id"]
+    play_until_deals_done(client, service, a, 1, random.Random(7))
+    play_until_deals_done(client, service, b, 1, random.Random(8))  # the first deal done at both: it lifts
+    service.visibility.refresh_round(gid)
+    shown = client.get(f"/games/{gid}/events").get_json()["version"]
+    assert shown > service.tables.table(gid)["deals"]["starts"][0]  # the first deal is shown
+    service.visibility._peer_counts[gid] = [0]  # the other process's counts, from before table B's deal ended
+    started = time.monotonic()
+    r = client.get(f"/games/{gid}/events", query_string={"after": shown, "wait": 1})
+    assert r.status_code == 200 and r.get_json()["events"] == [], r.get_json()
+    assert time.monotonic() - started >= 0.9
+    r = client.get(f"/games/{gid}/events", query_string={"after": shown + 1, "wait": 1})
+    assert r.status_code == 409 and f"(version {shown})" in r.get_json()["detail"], r.get_json()
+
+
 def test_a_table_that_ended_early_holds_back_no_deal_it_will_never_play(client, integrator, service):
     """A duplicate round's table that ends after fewer deals than the others (a reviewer ended it; a
     Cripple Mr Onion match can end sooner at one table than at another) will never play the deals it

@@ -138,6 +138,9 @@ class Reads:
         if head == 0:
             raise not_found(game_id)
         shown = self.naipes.visibility.sight(game_id, viewer).last_version(head)
+        if after > shown:  # the round's counts once more, uncached (another process may have seen a lift first)
+            self.naipes.visibility.refresh_round(game_id)
+            shown = self.naipes.visibility.sight(game_id, viewer).last_version(head)
         if after > shown:
             raise ProblemError(
                 409,

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -154,13 +155,28 @@ class Tournaments:
         if cached is not None and (cached.version, cached.hash) == (version, head_hash):
             return cached
         more = self.store.read(tid, cached.version, until=version) if cached and cached.version < version else []
-        envs = None
         if cached and more and _follows(cached, more, version, head_hash):
             fold = cached.then(more)
-        else:  # not the events that follow (a log that lost events and grew again): folded anew
-            state, envs = self.load(tid)
-            fold, cached = _Fold.of(state, envs), None
-        fold.public = self._public_fold(tid, fold, cached, envs)
+            fold.public = self._public_fold(tid, fold, cached)
+            return self._keep(tid, fold)
+        # not the events that follow (a log that lost events and grew again): folded anew
+        state, envs = self.load(tid)
+        return self._kept_whole(tid, state, envs)
+
+    def _at_head(self, tid: str) -> _Fold | None:
+        """The process's fold of the tournament when it was made at the head (one small round trip)."""
+        version, head_hash = self.store.head(tid)
+        with self._folds_lock:
+            cached = self._folds.get(tid)
+        return cached if cached is not None and (cached.version, cached.hash) == (version, head_hash) else None
+
+    def _kept_whole(self, tid: str, state: dict, envs: list[dict]) -> _Fold:
+        """The fold of the whole log ``envs`` (``state`` folded from it), kept for reads."""
+        fold = _Fold.of(state, envs)
+        fold.public = self._public_fold(tid, fold, None, envs)
+        return self._keep(tid, fold)
+
+    def _keep(self, tid: str, fold: _Fold) -> _Fold:
         if fold.size() <= READ_CACHE_SIZE:
             with self._folds_lock:
                 self._folds[tid] = fold
@@ -702,10 +718,6 @@ class Tournaments:
         state, version, updated = fold.public
         return state, version, fold.created, updated, False, fold.derived.setdefault("public", {})
 
-    def shown_version(self, tid: str, viewer: Viewer | None) -> int:
-        """The version of the tournament's log ``viewer`` is shown: the head, or its public horizon."""
-        return self._seen(tid, viewer)[1]
-
     def _owner(self, tid: str) -> str | None:
         first = self.store.read(tid, 0, 1)
         return first[0]["data"].get("owner") if first else None
@@ -835,13 +847,29 @@ class Tournaments:
             "tokens_included": secrets_,
         }
 
-    def events(self, tid: str, viewer: Viewer | None, after: int = 0, limit: int = 1000) -> dict:
+    def events(
+        self,
+        tid: str,
+        viewer: Viewer | None,
+        after: int = 0,
+        limit: int = 1000,
+        charge: Callable[[int], None] = lambda _shown: None,
+    ) -> dict:
+        """The log as ``viewer`` may see it, after ``after`` (at most ``limit`` events), with its chain
+        checked over the whole log.  ``charge`` is told the version the caller is shown (the head, or
+        the public horizon) before the log is read when this process's fold is at the head (a caller it
+        refuses costs no read), else once the log is read (and its fold is then kept for the next)."""
         if not tid.startswith("t-"):
             raise not_found(tid)
+        fold = self._at_head(tid)
+        if fold is not None:
+            charge(fold.version if self._privileged(viewer, fold.state) else fold.public[1])
         envs, head_version, head_hash, chain = self.store.checked_log(tid)
         if not envs:
             raise not_found(tid)
         state = T.fold(envs)
+        if fold is None and chain.get("ok"):
+            self._kept_whole(tid, state, envs)
         everything = self._privileged(viewer, state)
         if not everything:  # the log up to its public horizon, its head and its chain's check as there
             shown = _public_prefix(state, envs)
@@ -855,6 +883,8 @@ class Tournaments:
                     chain = verify_chain(shown)
         else:
             shown = envs
+        if fold is None:
+            charge(head_version)
         events = [for_viewer(e, None, everything) for e in shown if e["version"] > after][:limit]
         return {"id": tid, "version": head_version, "head_hash": head_hash, "chain": chain, "events": events}
 

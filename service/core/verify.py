@@ -43,7 +43,8 @@ def _cards(part: Any) -> list:
 
 def verify_export(lines: Iterable[bytes | str | dict], progress: Callable[[int], None] | None = None) -> dict:
     problems: list[str] = []
-    rows = [line for line in lines if line and (line.strip() if isinstance(line, (str, bytes)) else True)]
+    # blank lines are passed over; every line read already (a dict, even an empty one) is checked
+    rows = [line for line in lines if isinstance(line, dict) or (line and line.strip())]
     if not rows:
         return {"ok": False, "problems": ["the file is empty"], "header": None, "events": [], "chain": None}
     try:

@@ -157,12 +157,18 @@ class TournamentEventsRoute(MethodView):
         "it is shown) when that is more than its page's count (never more than a window's whole quota).",
     )
     def get(self, query, tournament_id):
-        # the whole log is read and hashed: counted first (from the process's fold of the tournament) as its
-        # pages, as far as the caller is shown it (the length of a log held back past a duplicate round's
-        # horizon is no one's to learn from a count), so that a caller past its budget costs no read
+        # the whole log is read and hashed: counted as its pages, as far as the caller is shown it (the length
+        # of a log held back past a duplicate round's horizon is no one's to learn from a count), and before
+        # the log is read when the process's fold of the tournament is current
         paid = request_cost()
-        charge(pages(tournaments().shown_version(tournament_id, current_caller())) - paid, counted=paid)
-        return json_response(tournaments().events(tournament_id, current_caller(), query["after"], query["limit"]))
+        found = tournaments().events(
+            tournament_id,
+            current_caller(),
+            query["after"],
+            query["limit"],
+            charge=lambda shown: charge(pages(shown) - paid, counted=paid),
+        )
+        return json_response(found)
 
 
 @blp.route("/webhooks")
