@@ -112,6 +112,21 @@ def test_etag_is_the_version_and_if_none_match_gives_304(client, integrator):
         assert client.get(f"/games/{g['id']}", headers={"If-None-Match": other}).status_code == 200, other
 
 
+def test_a_callers_view_is_kept_apart_by_caches(client, integrator):
+    """Every caller's view of a version has the same ETag: a seat's view (its hand in it) and a
+    spectator's are told apart by caches only through Vary: Authorization, and no shared cache may keep
+    either (Cache-Control: private), on the 200 and on the 304 alike. Before, a browser that cached a
+    seat's view revalidated it for a spectator's reload, got 304 and showed the seat's hand."""
+    g = create(client, integrator)
+    seat = bearer(tokens(g)[0])
+    for who in ({}, seat, integrator):
+        for extra in ({}, {"If-None-Match": f'"{g["version"]}"'}):
+            r = client.get(f"/games/{g['id']}", headers={**who, **extra})
+            assert r.status_code == (304 if extra else 200)
+            assert "Authorization" in r.headers.get("Vary", ""), (who, extra, dict(r.headers))
+            assert {"private", "no-cache"} <= {d.strip() for d in r.headers["Cache-Control"].split(",")}
+
+
 def _acting(client, g):
     v = client.get(f"/games/{g['id']}").get_json()
     seat = v["to_act"][0]

@@ -101,7 +101,20 @@ class Games(MethodView):
 class Game(MethodView):
     @credential(any_caller)
     @blp.response(
-        200, s.GameViewSchema, headers={"ETag": {"description": "The game's version", "schema": {"type": "string"}}}
+        200,
+        s.GameViewSchema,
+        headers={
+            "ETag": {"description": "The game's version", "schema": {"type": "string"}},
+            "Vary": {
+                "description": "Authorization: the view is the caller's (a cache keeps one per credential)",
+                "schema": {"type": "string"},
+            },
+            "Cache-Control": {
+                "description": "private, no-cache: no shared cache keeps a caller's view, and a client's cache "
+                "checks it again (If-None-Match) before using it",
+                "schema": {"type": "string"},
+            },
+        },
     )
     @blp.alt_response(
         304, description="Not modified (If-None-Match names the current version, weakly compared, or is *)"
@@ -126,9 +139,12 @@ class Game(MethodView):
         etag = f'"{view["version"]}"'
         # weak comparison (RFC 9110, 13.1.2): W/"4" and "4" match alike, a list matches by any of its
         # tags, and * matches any version
+        # one ETag for every caller's view of a version: a cache must keep each credential's view apart (a
+        # spectator's reload revalidating a seat's cached view, its hand in it, would be told 304)
+        private = {"ETag": etag, "Vary": "Authorization", "Cache-Control": "private, no-cache"}
         if request.if_none_match.contains_weak(str(view["version"])):
-            return Response(status=304, headers={"ETag": etag})
-        return json_response(view, headers={"ETag": etag})
+            return Response(status=304, headers=private)
+        return json_response(view, headers=private)
 
 
 @blp.route("/games/<game_id:game_id>/players")
