@@ -42,13 +42,20 @@ SEATS = 5
 MOVES_PER_GAME = 170  # about a one-hand Dalmuti game's moves
 _streams: dict[tuple[str, int], queue.Queue] = {}  # (game, seat) -> its stream's messages, in this process
 _listening: list[bool] = []
+_starting = threading.Lock()
+_subscribed = threading.Event()  # set once Redis confirmed the subscription: a push before it would be lost
 
 
 def _listen() -> None:
     """The process's one subscription: every game's pushes, each handed to the stream of its seat here."""
-    pubsub = client.pubsub(ignore_subscribe_messages=True)
+    pubsub = client.pubsub()
     pubsub.psubscribe("bare:push:*")
     for message in pubsub.listen():
+        if message["type"] == "psubscribe":
+            _subscribed.set()
+            continue
+        if message["type"] != "pmessage":
+            continue
         game_id = message["channel"].decode().removeprefix("bare:push:")
         turn = int(message["data"])
         seats = range(SEATS) if turn >= MOVES_PER_GAME else (turn % SEATS,)
@@ -65,9 +72,13 @@ def _state(turn: int) -> bytes:
 @app.get("/push/<game_id>/stream")
 def push_stream(game_id):
     seat = int(request.args["seat"])
-    if not _listening:
-        _listening.append(True)
-        threading.Thread(target=_listen, daemon=True).start()
+    with _starting:
+        if not _listening:
+            _listening.append(True)
+            threading.Thread(target=_listen, daemon=True).start()
+    # the turn is read once the subscription holds (the first streams of a process opened before it did
+    # missed the pushes in between, and their game stalled)
+    _subscribed.wait(10)
     q = _streams[(game_id, seat)] = queue.Queue()
     turn = int(client.get(f"bare:{{{game_id}}}:turn") or 0)
 
