@@ -147,12 +147,10 @@ class Tournaments:
         shared, and never changed but for what reads derive from it (:meth:`_seen`)."""
         if not tid.startswith("t-"):
             raise not_found(tid)
-        version, head_hash = self.store.head(tid)
+        version, head_hash, cached = self._head_and_fold(tid)
         if version == 0:
             raise not_found(tid)
-        with self._folds_lock:
-            cached = self._folds.get(tid)
-        if cached is not None and (cached.version, cached.hash) == (version, head_hash):
+        if cached is not None and cached.at(version, head_hash):
             return cached
         more = self.store.read(tid, cached.version, until=version) if cached and cached.version < version else []
         if cached and more and _follows(cached, more, version, head_hash):
@@ -163,12 +161,16 @@ class Tournaments:
         state, envs = self.load(tid)
         return self._kept_whole(tid, state, envs)
 
-    def _at_head(self, tid: str) -> _Fold | None:
-        """The process's fold of the tournament when it was made at the head (one small round trip)."""
+    def _head_and_fold(self, tid: str) -> tuple[int, str, _Fold | None]:
+        """The tournament's head (version, hash; one small round trip) and this process's fold of it."""
         version, head_hash = self.store.head(tid)
         with self._folds_lock:
-            cached = self._folds.get(tid)
-        return cached if cached is not None and (cached.version, cached.hash) == (version, head_hash) else None
+            return version, head_hash, self._folds.get(tid)
+
+    def _at_head(self, tid: str) -> _Fold | None:
+        """The process's fold of the tournament when it was made at the head."""
+        version, head_hash, cached = self._head_and_fold(tid)
+        return cached if cached is not None and cached.at(version, head_hash) else None
 
     def _kept_whole(self, tid: str, state: dict, envs: list[dict]) -> _Fold:
         """The fold of the whole log ``envs`` (``state`` folded from it), kept for reads."""
@@ -920,6 +922,10 @@ class _Fold:
         state = T.fold(more, state=self.state)
         in_play = _in_play(state, self.in_play, more)
         return _Fold(state, more[-1]["version"], more[-1]["hash"], self.created, more[-1]["time"], in_play)
+
+    def at(self, version: int, head_hash: str) -> bool:
+        """Whether the fold was made at this head."""
+        return (self.version, self.hash) == (version, head_hash)
 
     def size(self) -> int:
         """What the fold weighs in a process's cache: its players and its tables, twice when what the
