@@ -185,3 +185,31 @@ def test_an_export_is_read_from_the_contract_and_documented_headers_are_sent(cli
         event.validate(line)
     assert [line["version"] for line in lines[1:]] == list(range(1, len(lines)))
     assert not header.is_valid({**lines[0], "version": "three"})
+
+
+def test_a_query_parameter_given_twice_is_a_422_naming_it_on_every_route(client, integrator):
+    """One rule for every route the contract gives query parameters: a parameter that takes one value,
+    sent twice, is refused naming it (before, most routes read the first value silently and some
+    refused it), whatever the values and before any other check of them."""
+    from .helpers import create
+
+    game = create(client, integrator, game="cego", players=["ana", "bo", "cy"])
+    ids = {"game_id": game["id"], "tournament_id": "t-" + "0" * 16, "webhook_id": "w-" + "0" * 16}
+    checked = 0
+    for path, operations in SPEC["paths"].items():
+        for method, operation in operations.items():
+            if method != "get":
+                continue
+            for param in operation.get("parameters", []):
+                if param["in"] != "query" or param["schema"].get("type") == "array":
+                    continue
+                url = path.format(**{k: v for k, v in ids.items() if "{" + k + "}" in path})
+                name = param["name"]
+                r = client.get(f"{url}?{name}=1&{name}=2", headers=integrator)
+                assert r.status_code == 422, (url, name, r.status_code, r.get_json())
+                body = r.get_json()
+                assert r.content_type == "application/problem+json"
+                assert body["errors"]["query"] == {name: ["given more than once: give one value"]}, (url, body)
+                assert name in body["detail"]
+                checked += 1
+    assert checked >= 20

@@ -157,6 +157,10 @@ def test_stream_refuses_bad_input_with_problems(live_server, integrator):
         (f"/games/{g['id']}/stream?token=nope", {}, 401),
         (f"/games/{g['id']}/stream", {"Authorization": "Basic abc"}, 401),
         ("/games/not-a-game/stream", {}, 404),
+        # one credential per request (RFC 6750, 2): the header and ?token= together are refused, not one chosen
+        (f"/games/{g['id']}/stream?token={g['seats'][1]['token']}", integrator, 400),
+        (f"/games/{g['id']}/stream?token={g['seats'][1]['token']}&token={g['seats'][2]['token']}", {}, 422),
+        (f"/games/{g['id']}/stream?after=1&after=2", {}, 422),
     ]
     for path, headers, status in cases:
         r = requests.get(base + path, headers=headers, timeout=10)

@@ -63,7 +63,8 @@ SPEC_OPTIONS = {
             "(option public_after_end), and a duplicate tournament round holds back what its other tables still "
             "play (`embargo`). Errors are application/problem+json (RFC 9457). Each operation answers in the one "
             "type it documents (JSON; the stream's text/event-stream; the export's NDJSON; the viewer's HTML): "
-            "Accept is not negotiated, and no request is refused for it."
+            "Accept is not negotiated, and no request is refused for it. A query parameter takes one value: "
+            "given twice, it is a 422 naming it."
         ),
     },
     "servers": [{"url": "http://127.0.0.1:8000", "description": "the start command's default"}],

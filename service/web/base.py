@@ -16,9 +16,12 @@ import logging
 import re
 from collections.abc import Callable
 
+import marshmallow as ma
 from flask import Response, current_app, g, request
-from flask_smorest import Api, Blueprint
+from flask_smorest import Api
+from flask_smorest import Blueprint as SmorestBlueprint
 from flask_smorest.utils import prepare_response
+from webargs.flaskparser import FlaskParser
 from werkzeug.datastructures import LanguageAccept
 from werkzeug.exceptions import HTTPException
 from werkzeug.http import parse_accept_header
@@ -393,5 +396,32 @@ def errors(*codes: int):
 INTEGRATOR = [{"integratorKey": []}]
 SEAT = [{"seatToken": []}]
 ANY = [{"seatToken": []}, {"integratorKey": []}, {}]
+
+
+class QueryParser(FlaskParser):
+    """webargs' parser, with one rule for a query parameter given more than once: a parameter that takes
+    one value answers 422 naming it, whichever route it came to, rather than one of the values chosen
+    silently (``?limit=1&limit=500`` is two requests in one; a proxy and the service could each read a
+    different one)."""
+
+    def load_querystring(self, req, schema):
+        args = req.args
+        repeated = {
+            field.data_key or name: ["given more than once: give one value"]
+            for name, field in schema.fields.items()
+            if not field.dump_only
+            and not isinstance(field, ma.fields.List | ma.fields.Tuple)
+            and len(args.getlist(field.data_key or name)) > 1
+        }
+        if repeated:
+            raise ma.ValidationError(repeated)
+        return super().load_querystring(req, schema)
+
+
+class Blueprint(SmorestBlueprint):
+    """A resource's routes: flask-smorest's blueprint, reading queries with :class:`QueryParser`."""
+
+    ARGUMENTS_PARSER = QueryParser()
+
 
 blp = Blueprint("naipes", __name__, description="Games, moves, replays and audit trails")

@@ -16,14 +16,13 @@ from pathlib import Path
 import marshmallow as ma
 from flask import Response, current_app, g, request, send_file
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
 from domain import table as tables
 from service.core import facts, metrics
 from service.core.errors import ProblemError, not_found
 from service.core.identity import token_hash
-from service.web.base import ANY, LANGUAGE_HEADERS, app_service, bearer, errors, language, language_headers
+from service.web.base import ANY, LANGUAGE_HEADERS, Blueprint, app_service, bearer, errors, language, language_headers
 from service.web.fanout import Fanout, Hub
 from service.web.ratelimit import PAGE_UNIT, Client, client, pacer
 from service.web.schemas import GameViewSchema, LegalMovesSchema
@@ -104,7 +103,7 @@ class StreamQuerySchema(ma.Schema):
         validate=validate.Length(min=1, max=512),
         metadata={
             "description": "A seat token or integrator key, for clients that cannot send "
-            "an Authorization header (a browser's EventSource)"
+            "an Authorization header (a browser's EventSource); never with one (400)"
         },
     )
 
@@ -284,6 +283,13 @@ class Stream(MethodView):
     @errors(400, 401, 403, 404, 409, 422, 429, 503)
     def get(self, query, game_id):
         svc = app_service()
+        if query.get("token") is not None and request.headers.get("Authorization"):
+            raise ProblemError(
+                400,
+                "Two credentials",
+                "send the credential once, in the Authorization header or as ?token=, not both (RFC 6750, 2)",
+                "bad-request",
+            )
         credential = bearer() or query.get("token")
         viewer = svc.identity.viewer(game_id, credential)
         if not svc.store.exists(game_id):

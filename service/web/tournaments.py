@@ -6,7 +6,6 @@ import math
 
 from flask import Response
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from service.core.errors import ProblemError
 from service.core.identity import Viewer
@@ -16,6 +15,7 @@ from service.web.base import (
     ANY,
     INTEGRATOR,
     LOCATION_HEADER,
+    Blueprint,
     app_service,
     bearer,
     credential,
