@@ -177,7 +177,7 @@ def _seat_loop(
                     return
                 offered = state["legal_moves"]
                 if offered and offered["moves"]:
-                    headers = {**auth, "If-Match": str(offered["version"])}
+                    headers = {**auth, "If-Match": f'"{offered["version"]}"'}
                     t0 = time.perf_counter()
                     move = rng.choice(offered["moves"])
                     status, body = post.call("POST", f"/games/{gid}/moves", move, headers)

@@ -208,7 +208,7 @@ def test_a_retry_after_the_game_moved_on_still_gets_its_first_answer(client, int
     g = create(client, integrator)
     seat, tok, v = _acting(client, g)
     move = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(tok)).get_json()["moves"][0]
-    h = {**bearer(tok), "Idempotency-Key": "late-retry", "If-Match": str(v["version"])}
+    h = {**bearer(tok), "Idempotency-Key": "late-retry", "If-Match": f'"{v["version"]}"'}
     first = client.post(f"/games/{g['id']}/moves", json=move, headers=h)
     assert first.status_code == 201
     later = _acting(client, g)
@@ -230,7 +230,7 @@ def test_many_clients_posting_at_one_version_get_exactly_one_success(app, client
     def post():
         c = app.test_client()
         barrier.wait()
-        r = c.post(f"/games/{g['id']}/moves", json=move, headers={**bearer(tok), "If-Match": str(v["version"])})
+        r = c.post(f"/games/{g['id']}/moves", json=move, headers={**bearer(tok), "If-Match": f'"{v["version"]}"'})
         statuses.append(r.status_code)
 
     threads = [threading.Thread(target=post) for _ in range(12)]

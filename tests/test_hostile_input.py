@@ -168,8 +168,15 @@ def test_if_match_takes_only_ascii_digits_of_sane_length(client, integrator, gam
         r = post_raw(client, f"/games/{gid}/moves", '{"type": "pass"}', {**auth, "If-Match": value})
         problem(r, 400, "If-Match", "ASCII digits")
     assert head(client, integrator, gid) == before
+    # an entity tag is quoted (RFC 9110, 8.8.3): the bare number is no tag, and the detail shows it quoted
+    r = post_raw(client, f"/games/{gid}/moves", '{"type": "pass"}', {**auth, "If-Match": str(version)})
+    problem(r, 400, "If-Match", f'"{version}"')
     r = post_raw(client, f"/games/{gid}/moves", '{"type": "pass"}', {**auth, "If-Match": '"999"'})
     assert problem(r, 412, "999")["current_version"] == version
+    # compared strongly: a tag with leading zeros is no tag any response gives, even for the current version
+    for padded in (f'"0{version}"', f'"00{version}"'):
+        r = post_raw(client, f"/games/{gid}/moves", '{"type": "pass"}', {**auth, "If-Match": padded})
+        assert problem(r, 412, "leading zeros")["type"].endswith("precondition-failed")
     move = client.get(f"/games/{gid}/legal-moves", headers=auth).get_json()["moves"][0]
     # If-Match compares strongly (RFC 9110): a weak tag never matches, even the current version's
     for weak in (f'W/"{version}"', f'w/"{version}"'):

@@ -147,7 +147,7 @@ def test_seats_play_a_whole_game_from_their_streams_with_one_request_per_move(li
                         p = requests.post(
                             f"{base}/games/{gid}/moves",
                             json=move,
-                            headers={**bearer(toks[seat]), "If-Match": str(offered["version"])},
+                            headers={**bearer(toks[seat]), "If-Match": f'"{offered["version"]}"'},
                             timeout=30,
                         )
                         with lock:

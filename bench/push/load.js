@@ -118,7 +118,7 @@ function seat(table, gid, token, seatNo) {
       const move = offered.moves[Math.floor(Math.random() * offered.moves.length)];
       const started = now();
       let again = false; // refused by the address's budget: the same move again shortly
-      request(poster, 'POST', `/games/${gid}/moves`, move, { ...auth, 'If-Match': String(offered.version) })
+      request(poster, 'POST', `/games/${gid}/moves`, move, { ...auth, 'If-Match': `"${offered.version}"` })
         .then((answer) => {
           if (answer.status === 201) {
             const answered = now();

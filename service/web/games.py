@@ -207,8 +207,9 @@ class Moves(MethodView):
                 "schema": {"type": "string"},
                 "description": "The version the move expects: one ETag as the game's responses give it "
                 '(`"42"`), or `*` (any version). Compared strongly, as RFC 9110 says: a weak tag '
-                '(`W/"42"`) never matches (412 `precondition-failed`); 412 `version-mismatch` if the game '
-                "has moved on; 400 for anything else (a list of tags, a tag that is no version)",
+                '(`W/"42"`) never matches, nor does a tag with leading zeros (`"042"`): 412 '
+                "`precondition-failed`; 412 `version-mismatch` if the game has moved on; 400 for anything "
+                "else (an unquoted number, a list of tags, a tag that is no version)",
             },
             {
                 "in": "header",
@@ -240,10 +241,11 @@ def idempotency_key(raw: str | None) -> str | None:
 
 
 def if_match_version(raw: str | None) -> int | None:
-    """The version a move's If-Match header names, checked: one entity tag as ETag gives it (``"42"``;
-    the bare number is taken too), or ``*`` (any version: the game exists).  If-Match compares strongly
-    (RFC 9110, 13.1.1): a weak tag (``W/"42"``) never matches, a 412.  Empty elements of the list
-    are no tags (RFC 9110, 5.6.1: ``"42",`` names one).  Anything else is a 400."""
+    """The version a move's If-Match header names, checked: one entity tag as ETag gives it (``"42"``),
+    or ``*`` (any version: the game exists).  If-Match compares strongly (RFC 9110, 13.1.1): a weak
+    tag (``W/"42"``) never matches, and neither does a tag no response ever gives (``"042"``): a 412.
+    Empty elements of the list are no tags (RFC 9110, 5.6.1: ``"42",`` names one).  Anything else,
+    an unquoted number among it (RFC 9110, 8.8.3: an entity tag is quoted), is a 400."""
     if raw is None:
         return None
     tags = [tag for tag in (part.strip() for part in raw.split(",")) if tag]
@@ -258,12 +260,28 @@ def if_match_version(raw: str | None) -> int | None:
             "precondition-failed",
         )
     tag = tags[0] if len(tags) == 1 else ""
-    value = tag[1:-1] if len(tag) > 1 and tag[0] == tag[-1] == '"' else tag
+    if _VERSION.fullmatch(tag):
+        raise ProblemError(
+            400,
+            "Bad If-Match",
+            f'If-Match must name one version as ETag gives it, quoted ("{tag}"), or be *: an entity tag is '
+            "1 to 18 ASCII digits between double quotes",
+            "bad-request",
+        )
+    value = tag[1:-1] if len(tag) > 1 and tag[0] == tag[-1] == '"' else ""
     if not _VERSION.fullmatch(value):
         raise ProblemError(
             400,
             "Bad If-Match",
             "If-Match must name one version (1 to 18 ASCII digits, quoted as ETag gives it), or be *",
             "bad-request",
+        )
+    if value != str(int(value)):
+        raise ProblemError(
+            412,
+            "No such entity tag",
+            f"If-Match compares entity tags strongly, and no version of a game has the tag {tag}: send the "
+            "ETag as given, with no leading zeros",
+            "precondition-failed",
         )
     return int(value)
