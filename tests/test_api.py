@@ -322,6 +322,12 @@ def test_a_replay_viewpoint_naming_a_seat_the_game_lacks_is_a_bad_viewpoint(clie
     assert body["type"].endswith("bad-viewpoint") and "no seat 9" in body["detail"] and "0 to 2" in body["detail"]
     for written in ("seat:01", "seat:٣", "seat:1%0A", "seat:-1"):
         problem(client.get(f"{url}&as={written}", headers=integrator), 422)
+    # the seats a game has are public: whoever asks for a seat it lacks is told so, not refused;
+    # a seat it has stays refused to all but its own token and a key that sees the whole game
+    for headers in ({}, bearer(tokens(g)[0])):
+        body = problem(client.get(f"{url}&as=seat:99", headers=headers), 422)
+        assert "no seat 99" in body["detail"] and "0 to 2" in body["detail"]
+        problem(client.get(f"{url}&as=seat:1", headers=headers), 403)
 
 
 def test_list_games_filters_by_type_and_status(client, integrator):

@@ -205,6 +205,14 @@ class Reads:
                 403, "Not entitled", "as=seat needs a seat token (or name the seat: seat:<n>)", "forbidden"
             )
         if not (mine.full or (viewer.kind == "seat" and viewer.seat == seat)):
+            seats = len(facts.seats(self.naipes.tables.table(game_id)))
+            if seat >= seats:  # what seats a game has is public: a seat it lacks is a bad request, not a refusal
+                raise ProblemError(
+                    422,
+                    "Bad viewpoint",
+                    f"the game has no seat {seat} (its seats: 0 to {seats - 1})",
+                    "bad-viewpoint",
+                )
             raise ProblemError(
                 403,
                 "Not entitled",
