@@ -84,7 +84,8 @@ class StreamQuerySchema(ma.Schema):
         metadata={
             "description": "When the stream sends a `state` message (the caller's view of the game and, when "
             "the caller's seat must act, its legal moves): `first` once as the stream opens (the default "
-            "without Last-Event-ID or `after`), `every` as it opens and after every batch of events (a seat then "
+            "without Last-Event-ID or `after`; a resumed stream sends it once it has sent the events it owed, "
+            "since the state's id is its version), `every` as it opens and after every batch of events (a seat then "
             "needs no other request than its moves), `turn` as it opens and after a batch that leaves the caller's "
             "seat to act (its turn and its moves; the events between tell the rest) or ends the game, `none` "
             "never (the default when resuming)"
@@ -453,23 +454,27 @@ def _sse(
 ):
     """The stream's body; releases its slot when the client goes, the game ends or the credential ends.
 
-    The game's hub (:mod:`service.web.fanout`) reads the log once for every stream of the game in this
-    process; this stream renders each version it reads as its caller may see it.  ``views``: when a
-    ``state`` message is sent (``first``, ``every``, ``turn`` or ``none``); ``events``: ``none`` sends the
-    states alone (the events are passed over unrendered).  A fresh stream (``resumed`` False:
-    neither Last-Event-ID nor ``after``) goes on with the events after the state it shows; a resumed one
-    with the events after its position, whatever state it shows.  The credential is checked again
-    before every batch is sent, when the game's feed says its seat tokens changed, and while the game is
-    quiet at least every QUIET_SECONDS (an integrator key's stream, or any on a Redis Cluster: every
-    RECHECK_SECONDS / 2), and so is whether the client is still there (``gone``).  Every PAGE_UNIT events
-    sent count as a request of the client's budgets on the stream route (``pace``, as a page of events is
-    counted): past the budget the stream waits for its window to reset before it sends more."""
+    The game's hub (:mod:`service.web.fanout`) reads the log once for every stream of the game in this process;
+    this stream renders each version it reads as its caller may see it. ``views``: when a ``state`` message is
+    sent (``first``, ``every``, ``turn`` or ``none``); ``events``: ``none`` sends the states alone (the events
+    are passed over unrendered). A fresh stream (``resumed`` False: neither Last-Event-ID nor ``after``) goes on
+    with the events after the state it shows; a resumed one with the events after its position, and shows its
+    first state once it has sent them (a state's id is its version: sent first, it would be the position a
+    client dropped at once resumes from). The credential is checked again before every batch is sent, when the
+    game's feed says its seat tokens changed, and while the game is quiet at least every QUIET_SECONDS (an
+    integrator key's stream, or any on a Redis Cluster: every RECHECK_SECONDS / 2), and so is whether the client
+    is still there (``gone``). Every PAGE_UNIT events sent count as a request of the client's budgets on the
+    stream route (``pace``, as a page of events is counted): past the budget the stream waits for its window to
+    reset before it sends more."""
     hub = None
     try:
         yield f": naipes event stream of game {game_id}\nretry: 2000\n\n"
         hub = fanout.follow(svc, game_id)
         position = after
-        if views != "none":
+        # a resumed stream of events shows its first state after its catch-up: the state's id is its version,
+        # and a client dropped between a state sent first and the events it skipped would resume past them
+        pending = views != "none" and resumed and events == "all"
+        if views != "none" and not pending:
             head = hub.head
             version, message, last = hub.state(head, viewer, hub.sight(head, viewer), lang)
             # a fresh stream goes on after the state it shows, and so does one of states alone
@@ -510,11 +515,12 @@ def _sse(
                     units, unpaid = divmod(unpaid + position - before, PAGE_UNIT)
                 # a state after the batch, unless newer events are on their way (and a state after them)
                 # (a caller held at an embargo's horizon is not told the game is over: it sees no end yet)
-                wanted = views == "every" or (views == "turn" and not held and _acting(viewer, head.table))
+                wanted = pending or views == "every" or (views == "turn" and not held and _acting(viewer, head.table))
                 if wanted and position == until and (held or hub.head is head):
                     version, message, _last = hub.state(head, viewer, seen, lang)
                     if version == position:
                         text += message
+                        pending = False
                 if text:
                     yield text
                     quiet = time.monotonic()
@@ -522,6 +528,10 @@ def _sse(
                     time.sleep(wait)  # over the budget: the rest when its window resets
                 if position < until:
                     continue  # catching up
+            elif pending:  # a resumed stream with nothing to catch up: its first state at once
+                pending = False
+                yield hub.state(head, viewer, seen, lang)[1]
+                quiet = time.monotonic()
             # the end of a finished game's log; a caller held back by an embargo waits for it to lift
             if not held and position >= head.version and tables.outcome(head.table) is not None:
                 return
