@@ -300,6 +300,8 @@ def test_the_cheap_refusals_of_an_import_come_before_its_chain_is_hashed_and_its
     _problem(client.post("/games/import", data=body, headers={**games, **NDJSON}), 403, "review-authority")
     body = b"\n".join(dumps(x) for x in [header, *forged]) + b"\n"  # this store's own game
     _problem(client.post("/games/import", data=body, headers={**games, **NDJSON}), 409, "game-exists")
+    # a header alone has nothing to hash: what is wrong with it is told first, not where its id stands
+    _problem(client.post("/games/import", data=dumps(header) + b"\n", headers={**games, **NDJSON}), 422, "bad-export")
     body = b"\n".join(dumps(x) for x in [{**header, "game_id": fresh}, *forged]) + b"\n"
     _problem(client.post("/games/import", data=body, headers={**games, **NDJSON}), 422, "bad-export")
     assert not service.store.exists(fresh)

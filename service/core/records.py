@@ -353,7 +353,10 @@ class Records:
         """The refusals that read no more than each line's type and the header's id, made before the
         chain is hashed and the log folded (seconds of a worker's CPU for a large log): review events
         brought by a key without the ``review`` scope, and a game this store holds already.  A line that
-        cannot be read is left to :func:`verify_export`, which names it."""
+        cannot be read is left to :func:`verify_export`, which names it, and so is a log with no events
+        (nothing to hash: what is wrong with it is told before where its id stands)."""
+        if len(rows) < 2:
+            return
         try:
             header = _read(rows[0]) if rows else None
             types = [_read(row).get("type") for row in rows[1:]]
