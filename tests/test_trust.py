@@ -441,8 +441,9 @@ def test_a_stream_held_at_the_embargo_does_not_tell_that_its_table_finished(live
     _play_out(base, gid, toks, random.Random(8), while_playing)
     finished, heartbeats = follow()
     assert heartbeats >= 2, "the stream ended while the embargo held"
-    # view=turn: the state the stream opens with, then the events up to the horizon and no state after
-    assert playing[0] == "state" and len(playing) > 1 and "state" not in playing[1:]
+    # view=turn, resumed: the events up to the horizon, then the state it opens with (after the events it
+    # owed: the state's id is its version), and no state after
+    assert playing[-1] == "state" and len(playing) > 1 and "state" not in playing[:-1]
     assert finished == playing, "the held spectator's stream told that the table had finished"
 
 
