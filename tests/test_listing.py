@@ -284,3 +284,39 @@ def count_table_reads(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(Tables, "table", counting)
     return read
+
+
+def test_two_sets_listed_as_one_page_alike_by_offset_and_by_cursor(redis_client):
+    """A caller who sees held tables' ends lists the finished games and its held set as one: every page,
+    by offset or by cursor, is the slice of the two sets' union in the listing's order (newest first,
+    one millisecond's rows in reverse byte order), whatever the offset (found by a binary search)."""
+    import secrets
+
+    from service.core import pages
+
+    rng = random.Random(7)
+    first, second = f"test:merge:{secrets.token_hex(4)}:a", f"test:merge:{secrets.token_hex(4)}:b"
+    rows = {}
+    for n in range(157):
+        member = f"g{rng.randrange(10**6):06d}x{n}"
+        rows[member] = rng.choice([1000, 1000, 1001, 1500, rng.randrange(900, 2000)])  # many ties
+        redis_client.zadd(first if rng.random() < 0.8 else second, {member: rows[member]})
+    union = [m for m, _ in sorted(rows.items(), key=lambda r: (r[1], r[0].encode()), reverse=True)]
+
+    def load(ids, _scores):
+        return [{"id": i} for i in ids]
+
+    for limit in (1, 7, 50):
+        for offset in (0, 1, 5, 31, 100, 150, 156, 157, 400):
+            got = pages.page(redis_client, first, limit=limit, offset=offset, load=load, merged=second)
+            assert [r["id"] for r in got["rows"]] == union[offset : offset + limit], (limit, offset)
+            assert got["total"] == len(union)
+        walked, cursor = [], None
+        while True:
+            got = pages.page(redis_client, first, limit=limit, cursor=cursor, load=load, merged=second)
+            walked += [r["id"] for r in got["rows"]]
+            cursor = got["next_cursor"]
+            if cursor is None:
+                break
+        assert walked == union
+    redis_client.delete(first, second)

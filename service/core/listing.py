@@ -68,13 +68,27 @@ class Listing:
             return f"{LISTED_BY}:status:{status}"
         return INDEX
 
+    @staticmethod
+    def held_key(game_type: str | None, owner: str | None = None) -> str:
+        """The sorted set of the tables a duplicate round's embargo holds (they ended, and are listed in
+        play to the keys that do not see their end): of every type or of one; every such table (for keys
+        that see every game) or those of one key (its games', its tournaments')."""
+        held = f"{LISTED_BY}:type:{game_type}:held" if game_type else f"{LISTED_BY}:held"
+        return f"{held}:key:{owner}" if owner else held
+
+    @classmethod
+    def held_keys(cls, game_type: str, owners) -> list[str]:
+        return [cls.held_key(t, o) for o in (None, *owners) for t in (None, game_type)]
+
     @classmethod
     def listing_keys(cls, info: dict) -> list[str]:
         """Every filtered set a summary belongs to (INDEX holds them all)."""
+        held = cls.held_keys(info["game"], info.get("held_by") or ()) if info.get("held") else []
         return [
             cls.listing_key(info["game"], None),
             cls.listing_key(None, info["status"]),
             cls.listing_key(info["game"], info["status"]),
+            *held,
         ]
 
     @classmethod
@@ -120,8 +134,9 @@ return 1
             "tournament": ctx.tournament,
             "open": facts.open_seats(table),
         }
-        if held:
-            info["held"] = True
+        owners = sorted({ctx.owner, ctx.tournament_owner} - {None})
+        if held:  # (the keys that see its end; a key that sees every game finds it in the held set of all)
+            info["held"], info["held_by"] = True, owners
         running_timed = info["timed"] and status == "active"
         pipe = self.naipes.redis.pipeline(transaction=False)
         if new:  # its summary first: a read meeting it in a set before then would pass it by
@@ -138,7 +153,7 @@ return 1
             pipe.srem(RUNNING_TIMED, game_id)
             pipe.zrem(DUE, game_id)
         if new:
-            self._place(pipe, game_id, info, score, status)
+            self._place(pipe, game_id, info, score, status, owners)
             pipe.execute()
             return
         score = pipe.execute()[1]
@@ -148,15 +163,18 @@ return 1
         if not put(keys=[INDEX_INFO], args=[game_id, table["version"], dumps(info), "1" if created else "0"]):
             return  # a later version's summary is stored, and listed where it belongs
         pipe = self.naipes.redis.pipeline(transaction=False)
-        self._place(pipe, game_id, info, score, status)
+        self._place(pipe, game_id, info, score, status, owners)
         pipe.execute()
 
-    def _place(self, pipe, game_id: str, info: dict, score: float, status: str) -> None:
+    def _place(self, pipe, game_id: str, info: dict, score: float, status: str, owners: list[str]) -> None:
         """Queue the writes that put a listed game in the sets of its summary, and out of the others."""
         for k in self.listing_keys(info):
             pipe.zadd(k, {game_id: int(score)})
         for k in self.unlisted_keys(info):
             pipe.zrem(k, game_id)
+        if not info.get("held") and status == "finished":  # held no more (or never): out of the held sets
+            for k in self.held_keys(info["game"], owners):
+                pipe.zrem(k, game_id)
         if status == "finished":  # its end is listed (held by the embargo, or finished)
             pipe.zrem(ENDING, game_id)
 
@@ -233,14 +251,33 @@ return 1
         else:  # sets not filled yet (a store written before them): every game, filtered as read
             listed = INDEX
 
-        def load(ids: list[str], scores: list[int]) -> list[dict | None]:
-            return self._listing_rows(ids, scores, listed, game_type, status, viewer, extra)
+        # the tables an embargo holds are listed in play to the public; a caller who sees their end finds
+        # them among the finished games (the sets of status finished and its held set, listed as one), and
+        # not among those in play (passed over, and not counted)
+        held = self._held_for(viewer, game_type) if listed != INDEX and status in ("active", "finished") else None
 
+        def load(ids: list[str], scores: list[int]) -> list[dict | None]:
+            return self._listing_rows(ids, scores, listed, game_type, status, viewer, extra, held)
+
+        merged = held if status == "finished" else None
         try:
-            found = pages.page(self.naipes.redis, listed, limit=limit, offset=offset, cursor=cursor, load=load)
+            found = pages.page(
+                self.naipes.redis, listed, limit=limit, offset=offset, cursor=cursor, load=load, merged=merged
+            )
         except pages.BadCursor as exc:
             raise ProblemError(422, "Bad cursor", str(exc), "bad-cursor") from None
-        return {"total": found["total"], "games": found["rows"], "next_cursor": found["next_cursor"]}
+        total = found["total"]
+        if held is not None and status == "active":
+            total = max(0, total - self.naipes.redis.zcard(held))
+        return {"total": total, "games": found["rows"], "next_cursor": found["next_cursor"]}
+
+    def _held_for(self, viewer: Viewer | None, game_type: str | None) -> str | None:
+        """The set of the held tables whose end ``viewer`` sees (None: it sees none of them)."""
+        if viewer is None or viewer.sees_all:
+            return self.held_key(game_type)
+        if viewer.kind == "integrator" and viewer.key_id:
+            return self.held_key(game_type, viewer.key_id)
+        return None
 
     def list_pending_ends(self) -> None:
         """List the ends of games whose last move was answered but whose end is not listed yet (its
@@ -274,10 +311,12 @@ return 1
         status: str | None,
         viewer: Viewer | None,
         extra: tuple[str, ...] = (),
+        held: str | None = None,
     ) -> list[dict | None]:
         """The rows of a page's games (None: not in this listing), with their
         current version and time; a game found in a set its status has left
-        is moved to where it belongs."""
+        is moved to where it belongs.  ``held``: the set of the held tables whose end the caller sees
+        (listed with the finished games, passed over among those in play)."""
         pipe = self.naipes.redis.pipeline(transaction=False)
         pipe.hmget(INDEX_INFO, ids)
         for gid in ids:
@@ -290,7 +329,8 @@ return 1
             if info is None or not tail:  # not a game of this store (any more)
                 rows.append(None)
                 continue
-            if (game_type and info["game"] != game_type) or (status and info["status"] != status):
+            seen_held = held is not None and status == "finished" and bool(info.get("held"))
+            if (game_type and info["game"] != game_type) or (status and info["status"] != status and not seen_held):
                 if listed != INDEX:  # listed under a status it has left: listed again where it belongs
                     repair.zrem(listed, gid)
                     for k in self.listing_keys(info):
@@ -310,6 +350,9 @@ return 1
                 row = self._listing_sight(gid, row, viewer, bool(info.get("held")))
             elif info.get("held"):  # the operator sees every game whole
                 row["status"] = "finished"
+            if status and row["status"] != status:  # a held table whose end the caller sees: not in play
+                rows.append(None)
+                continue
             rows.append(row)
         if len(repair):
             repair.execute()

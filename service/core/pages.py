@@ -79,6 +79,53 @@ def _candidates(
     return [(m.decode(), int(s)) for m, s in rows[:count]], out[-1]
 
 
+def _newer(a: tuple[str, int], b: tuple[str, int]) -> bool:
+    """Whether listed row ``a`` comes before ``b`` (newest first; one millisecond's in reverse byte order)."""
+    return (a[1], a[0].encode()) > (b[1], b[0].encode())
+
+
+def _at(client: redis.Redis, key: str, rank: int) -> tuple[str, int] | None:
+    got = client.zrevrange(key, rank, rank, withscores=True) if rank >= 0 else []
+    return (got[0][0].decode(), int(got[0][1])) if got else None
+
+
+def _split(client: redis.Redis, first: str, second: str, offset: int) -> tuple[int, int]:
+    """How many of the first ``offset`` rows of two sets listed as one come from each: a binary search
+    over the second's share, two single-row reads a step (logarithmic, whatever the offset)."""
+    sizes = client.pipeline(transaction=False).zcard(first).zcard(second).execute()
+    low, high = max(0, offset - sizes[0]), min(offset, sizes[1])
+    while low < high:
+        j = (low + high) // 2
+        i = offset - j
+        a_next = _at(client, first, i) if i < sizes[0] else None
+        b_last = _at(client, second, j - 1) if j > 0 else None
+        if a_next is not None and b_last is not None and _newer(a_next, b_last):
+            high = j - 1  # a row of the first comes before the second's last taken: take fewer of the second
+            continue
+        b_next = _at(client, second, j) if j < sizes[1] else None
+        a_last = _at(client, first, i - 1) if i > 0 else None
+        if b_next is not None and a_last is not None and _newer(b_next, a_last):
+            low = j + 1  # take more of the second
+            continue
+        return i, j
+    return offset - low, low
+
+
+def _merged_candidates(
+    client: redis.Redis, keys: tuple[str, str], count: int, offset: int, after: tuple[int, str] | None
+) -> tuple[list[tuple[str, int]], int]:
+    """:func:`_candidates` of two sets listed as one (a row in both is listed once)."""
+    if after is None and offset:
+        i, j = _split(client, keys[0], keys[1], offset)
+        first, size_a = _candidates(client, keys[0], count, i, None)
+        second, size_b = _candidates(client, keys[1], count, j, None)
+    else:
+        first, size_a = _candidates(client, keys[0], count, 0, after)
+        second, size_b = _candidates(client, keys[1], count, 0, after)
+    rows = sorted({*first, *second}, key=lambda r: (r[1], r[0].encode()), reverse=True)
+    return rows[:count], size_a + size_b
+
+
 def page(
     client: redis.Redis,
     key: str,
@@ -87,13 +134,16 @@ def page(
     offset: int = 0,
     cursor: str | None = None,
     load: Callable[[list[str], list[int]], list[dict | None]],
+    merged: str | None = None,
 ) -> dict:
     """One page of ``key``: ``{"rows", "total", "next_cursor"}``.
 
     ``load(ids, scores)`` gives each candidate's row, or None for one that is
     no longer in this listing (its status changed since it was listed there,
     say); those are skipped and the page reads on, at most MAX_ROUNDS times
-    (a page cut short still carries the cursor to go on from)."""
+    (a page cut short still carries the cursor to go on from).  ``merged``: a
+    second set listed with ``key`` as one, in the same order (its ids are in no
+    other set of ``key``'s listing)."""
     after = decode_cursor(cursor) if cursor else None
     want = limit + 1  # one more row says whether a next page exists
     rows: list[tuple[int, str, dict]] = []
@@ -102,7 +152,11 @@ def page(
     exhausted = False
     for _ in range(MAX_ROUNDS):
         count = want - len(rows)
-        found, size = _candidates(client, key, count, offset if after is None else 0, after)
+        start = offset if after is None else 0
+        if merged is None:
+            found, size = _candidates(client, key, count, start, after)
+        else:
+            found, size = _merged_candidates(client, (key, merged), count, start, after)
         total = size if total is None else total
         loaded = load([m for m, _ in found], [s for _, s in found]) if found else []
         for (member, score), row in zip(found, loaded):
