@@ -290,7 +290,15 @@ def page_limit(default: int, most: int, items: str) -> fields.Integer:
 
 class GameListQuerySchema(ma.Schema):
     game = fields.String(validate=GAME_TYPE, metadata={"description": "Only games of this type"})
-    status = fields.String(validate=validate.OneOf(["open", "active", "finished"]))
+    status = fields.String(
+        validate=validate.OneOf(["open", "active", "finished"]),
+        metadata={
+            "description": "Only games of this status, as the caller sees it: a duplicate round's table that "
+            "has ended while the round's embargo holds is `active` to keys that may not see its end yet, and "
+            "`finished` to those that may (its owner, its tournament's, review and admin keys); `total` counts "
+            "it where the caller finds it"
+        },
+    )
     limit = page_limit(50, 500, "games")
     cursor = fields.String(
         validate=CURSOR,
