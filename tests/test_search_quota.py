@@ -17,7 +17,7 @@ from werkzeug.test import Client
 from werkzeug.wrappers import Response
 
 from service.core import quotas
-from service.core.listing import FINISHING
+from service.core.listing import DUE, FINISHING
 from tests.conftest import bearer
 
 LIMIT = 2
@@ -183,8 +183,11 @@ def test_a_creation_stored_without_its_tokens_gives_its_slot_back(client, integr
     monkeypatch.setattr(games_module.secrets, "token_hex", lambda n=None: next(drawn, None) or real(n))
     limited.redis.set(f"naipes:{{{given}}}:auth", "not a hash")  # WRONGTYPE for the tokens' write
     r = _search_game(client, key)
-    assert r.status_code == 503 and given in r.get_json()["detail"], r.get_json()
-    assert limited.store.exists(given)  # stored, unplayable
+    assert r.status_code == 503 and "discarded" in r.get_json()["detail"], r.get_json()
+    # stored, unplayable and told to nobody: discarded, none of its keys left, its id unknown
+    assert not limited.store.exists(given) and not limited.store.game_keys(given)
+    assert client.get(f"/games/{given}", headers=key).status_code == 404
+    assert given not in limited.redis.zrange(DUE, 0, -1)
     assert _search_game(client, key).status_code == 201  # its slot came back
     _refused(_search_game(client, key), LIMIT)
 

@@ -13,8 +13,9 @@ from events.envelope import GENESIS, now_iso, seal_batch
 from events.store import VersionConflict
 from service.core import catalogue, facts, ids
 from service.core.appending import MAX_RETRIES
-from service.core.errors import ProblemError, not_found, rule_problem
+from service.core.errors import ProblemError, Unplayable, not_found, rule_problem
 from service.core.identity import Viewer, seat_token, token_hash
+from service.core.listing import DUE
 
 if TYPE_CHECKING:
     from service.core.naipes import Naipes
@@ -159,11 +160,38 @@ class Games:
                 if not given:
                     raise
                 return self.reissue(game_id)  # created meanwhile by another attempt with this id
+            except Unplayable as exc:
+                if given or not self._discard(game_id):
+                    raise
+                raise Unplayable(
+                    503,
+                    "Service Unavailable",
+                    "the event store refused the new game's owner and seat tokens (logged), and the game was "
+                    "discarded: create it again",
+                    "unavailable",
+                ) from exc
             self.naipes.listing.index(game_id, table, created=True, new=not given)
             answer = {"id": game_id, "game": game_type, "version": table["version"], "seats": seats}
             if open_seats:
                 answer["invitations"] = invitations
             return answer
+
+    def _discard(self, game_id: str) -> bool:
+        """Drop a game stored without its owner and seat tokens (nobody can play it), made under an id
+        drawn for it that nobody was told: its keys and its mark among the games whose clock runs.  Its
+        deadlines, if written, find no game and are cleared when due.  Whether it was dropped (the Redis
+        that refused the tokens may refuse this too: the game then stays, unlisted and unplayable)."""
+        try:
+            doomed = self.naipes.store.game_keys(game_id)
+            pipe = self.naipes.redis.pipeline(transaction=False)
+            if doomed:
+                pipe.delete(*doomed)
+            pipe.zrem(DUE, game_id)
+            pipe.execute()
+        except Exception:  # the 503 stands either way; this is logged
+            log.exception("could not discard game %s, stored without its tokens", game_id)
+            return False
+        return not self.naipes.store.exists(game_id)
 
     def tournament_seat_token(self, game_id: str, seat: int) -> str:
         """The seat token of a tournament table, derived from the service secret (never stored)."""
