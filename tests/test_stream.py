@@ -126,6 +126,13 @@ def test_stream_resumes_from_last_event_id_without_loss_and_ends_with_the_game(l
         tail = [int(m["id"]) for kind, m in sse(r) if kind == "event"]
     assert tail == [head["version"] - 2, head["version"] - 1, head["version"]]
 
+    # a finished game's stream ends saying so, and asks an EventSource to come back in 30 s, not 2
+    for params in ({"after": head["version"]}, {}):  # resumed at the end; fresh (the whole view, then the end)
+        with requests.get(f"{base}/games/{gid}/stream", params=params, stream=True, timeout=30) as r:
+            raw = r.text
+        assert raw.endswith(": game over\nretry: 30000\n\n"), raw[-200:]
+        assert raw.index("retry: 2000") < raw.index("retry: 30000")  # the last retry field is the one kept
+
 
 def test_stream_sends_heartbeats_and_new_events_live(live_server, integrator):
     base = live_server.url

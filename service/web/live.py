@@ -32,6 +32,9 @@ access_log = logging.getLogger("naipes.access")
 
 VIEWER_DIR = Path(__file__).resolve().parent / "viewer"
 HEARTBEAT_SECONDS = float(os.environ.get("NAIPES_SSE_HEARTBEAT", "15"))
+# how a finished game's stream ends: an EventSource reconnects after the retry field's milliseconds, and what
+# may follow a game's end (a reviewer's note or ruling) is rare: every 30 s, not every 2
+GAME_OVER = ": game over\nretry: 30000\n\n"
 # Streams per web worker process: in total (gunicorn_conf sets it below the worker's connection limit,
 # leaving room for ordinary requests), per client (credential, else address) and per client address
 MAX_STREAMS = max(1, int(os.environ.get("NAIPES_MAX_STREAMS", "750")))
@@ -481,6 +484,7 @@ def _sse(
             position = position if resumed and events == "all" else version
             yield message
             if last and position >= version:
+                yield GAME_OVER
                 return  # a finished game shown whole: nothing follows
         quiet = time.monotonic()
         probed = looked = float("-inf")
@@ -534,6 +538,7 @@ def _sse(
                 quiet = time.monotonic()
             # the end of a finished game's log; a caller held back by an embargo waits for it to lift
             if not held and position >= head.version and tables.outcome(head.table) is not None:
+                yield GAME_OVER
                 return
             left = heartbeat - (time.monotonic() - quiet)
             if left <= 0:
