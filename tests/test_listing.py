@@ -320,3 +320,42 @@ def test_two_sets_listed_as_one_page_alike_by_offset_and_by_cursor(redis_client)
                 break
         assert walked == union
     redis_client.delete(first, second)
+
+
+def test_a_set_with_rows_passed_over_pages_alike_by_offset_and_by_cursor(redis_client):
+    """Among the games in play, a caller who sees held tables' ends passes over those (they are in
+    the set, and listed finished to it): an offset counts the rows it is shown, not the rows of the
+    set, so offset pages are the same slices as cursor pages, and the total leaves the hidden out."""
+    import secrets
+
+    from service.core import pages
+
+    rng = random.Random(11)
+    listed, hidden = f"test:hide:{secrets.token_hex(4)}:all", f"test:hide:{secrets.token_hex(4)}:held"
+    rows = {}
+    for n in range(131):
+        member = f"g{rng.randrange(10**6):06d}x{n}"
+        rows[member] = rng.choice([1000, 1000, 1001, 1500, rng.randrange(900, 2000)])  # many ties
+        redis_client.zadd(listed, {member: rows[member]})
+        if rng.random() < 0.3:
+            redis_client.zadd(hidden, {member: rows[member]})
+    held = {m.decode() for m in redis_client.zrange(hidden, 0, -1)}
+    ordered = [m for m, _ in sorted(rows.items(), key=lambda r: (r[1], r[0].encode()), reverse=True)]
+    shown = [m for m in ordered if m not in held]
+
+    def load(ids, _scores):
+        return [None if i in held else {"id": i} for i in ids]
+
+    for limit in (1, 4, 30):
+        for offset in (0, 1, 2, 17, 50, len(shown) - 1, len(shown), 300):
+            got = pages.page(redis_client, listed, limit=limit, offset=offset, load=load, hidden=hidden)
+            assert [r["id"] for r in got["rows"]] == shown[offset : offset + limit], (limit, offset)
+            assert got["total"] == len(shown)
+        walked, cursor = [], None
+        while True:
+            got = pages.page(redis_client, listed, limit=limit, cursor=cursor, load=load, hidden=hidden)
+            walked += [r["id"] for r in got["rows"]]
+            if (cursor := got["next_cursor"]) is None:
+                break
+        assert walked == shown
+    redis_client.delete(listed, hidden)

@@ -134,7 +134,7 @@ return 1
             "tournament": ctx.tournament,
             "open": facts.open_seats(table),
         }
-        owners = sorted({ctx.owner, ctx.tournament_owner} - {None})
+        owners = self._owners(game_id)
         if held:  # (the keys that see its end; a key that sees every game finds it in the held set of all)
             info["held"], info["held_by"] = True, owners
         running_timed = info["timed"] and status == "active"
@@ -173,10 +173,14 @@ return 1
         for k in self.unlisted_keys(info):
             pipe.zrem(k, game_id)
         if not info.get("held") and status == "finished":  # held no more (or never): out of the held sets
-            for k in self.held_keys(info["game"], owners):
-                pipe.zrem(k, game_id)
+            self._unhold(pipe, game_id, info["game"], owners)
         if status == "finished":  # its end is listed (held by the embargo, or finished)
             pipe.zrem(ENDING, game_id)
+
+    def _unhold(self, pipe, game_id: str, game_type: str, owners) -> None:
+        """Queue the writes that take a game out of every held set it may be in."""
+        for k in self.held_keys(game_type, owners):
+            pipe.zrem(k, game_id)
 
     def _lifted(self, game_id: str) -> bool:
         """Whether a table listed as held by its round's embargo may now be listed finished (the
@@ -260,16 +264,26 @@ return 1
             return self._listing_rows(ids, scores, listed, game_type, status, viewer, extra, held)
 
         merged = held if status == "finished" else None
+        hidden = held if status == "active" else None
         try:
             found = pages.page(
-                self.naipes.redis, listed, limit=limit, offset=offset, cursor=cursor, load=load, merged=merged
+                self.naipes.redis,
+                listed,
+                limit=limit,
+                offset=offset,
+                cursor=cursor,
+                load=load,
+                merged=merged,
+                hidden=hidden,
             )
         except pages.BadCursor as exc:
             raise ProblemError(422, "Bad cursor", str(exc), "bad-cursor") from None
-        total = found["total"]
-        if held is not None and status == "active":
-            total = max(0, total - self.naipes.redis.zcard(held))
-        return {"total": total, "games": found["rows"], "next_cursor": found["next_cursor"]}
+        return {"total": found["total"], "games": found["rows"], "next_cursor": found["next_cursor"]}
+
+    def _owners(self, game_id: str) -> list[str]:
+        """The keys that own a game: its own, its tournament's."""
+        ctx = self.naipes.visibility.context(game_id)
+        return sorted({ctx.owner, ctx.tournament_owner} - {None})
 
     def _held_for(self, viewer: Viewer | None, game_type: str | None) -> str | None:
         """The set of the held tables whose end ``viewer`` sees (None: it sees none of them)."""
@@ -321,14 +335,23 @@ return 1
         pipe.hmget(INDEX_INFO, ids)
         for gid in ids:
             pipe.xrevrange(key(gid, "events"), count=1)
+        if held is not None:
+            pipe.zmscore(held, ids)
         infos, *tails = pipe.execute()
+        in_held = tails.pop() if held is not None else [None] * len(ids)
         rows: list[dict | None] = []
         repair = self.naipes.redis.pipeline(transaction=False)
-        for gid, score, raw, tail in zip(ids, scores, infos, tails):
+        for gid, score, raw, tail, marked in zip(ids, scores, infos, tails, in_held):
             info = loads(raw) if raw else None
             if info is None or not tail:  # not a game of this store (any more)
                 rows.append(None)
                 continue
+            if marked is not None and not info.get("held"):
+                # left in the held sets by a listing that lost a race with its lift: out of them, and
+                # back in the sets of its summary
+                self._unhold(repair, gid, info["game"], self._owners(gid))
+                for k in self.listing_keys(info):
+                    repair.zadd(k, {gid: score})
             seen_held = held is not None and status == "finished" and bool(info.get("held"))
             if (game_type and info["game"] != game_type) or (status and info["status"] != status and not seen_held):
                 if listed != INDEX:  # listed under a status it has left: listed again where it belongs

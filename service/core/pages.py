@@ -126,6 +126,33 @@ def _merged_candidates(
     return rows[:count], size_a + size_b
 
 
+def _hidden_before(client: redis.Redis, hidden: str, row: tuple[str, int]) -> int:
+    """How many members of ``hidden`` come before ``row`` in listing order (one round trip; a
+    millisecond's ties read as :func:`_candidates` reads them, at most 1000)."""
+    member, score = row
+    pipe = client.pipeline(transaction=False)
+    pipe.zcount(hidden, f"({score}", "+inf")
+    pipe.zrevrangebyscore(hidden, score, score, start=0, num=1000)
+    newer, ties = pipe.execute()
+    return newer + sum(1 for m in ties if m.decode() > member)
+
+
+def _visible_rank(client: redis.Redis, key: str, hidden: str, offset: int) -> int:
+    """The rank in ``key`` of its ``offset``-th row that is not in ``hidden`` (a subset of ``key``): the
+    least rank r with r - (rows of ``hidden`` before r) = offset, by a binary search over r (the rows
+    hidden are few; two single reads a step)."""
+    sizes = client.pipeline(transaction=False).zcard(key).zcard(hidden).execute()
+    low, high = offset, min(offset + sizes[1], sizes[0])
+    while low < high:
+        r = (low + high) // 2
+        at = _at(client, key, r)
+        if at is None or r - _hidden_before(client, hidden, at) >= offset:
+            high = r
+        else:
+            low = r + 1
+    return low
+
+
 def page(
     client: redis.Redis,
     key: str,
@@ -135,6 +162,7 @@ def page(
     cursor: str | None = None,
     load: Callable[[list[str], list[int]], list[dict | None]],
     merged: str | None = None,
+    hidden: str | None = None,
 ) -> dict:
     """One page of ``key``: ``{"rows", "total", "next_cursor"}``.
 
@@ -143,8 +171,11 @@ def page(
     say); those are skipped and the page reads on, at most MAX_ROUNDS times
     (a page cut short still carries the cursor to go on from).  ``merged``: a
     second set listed with ``key`` as one, in the same order (its ids are in no
-    other set of ``key``'s listing)."""
+    other set of ``key``'s listing).  ``hidden``: members of ``key`` this listing passes over
+    (``load`` gives them None): an offset counts the rows shown, and ``total`` leaves them out."""
     after = decode_cursor(cursor) if cursor else None
+    if hidden is not None and offset and after is None:
+        offset = _visible_rank(client, key, hidden, offset)
     want = limit + 1  # one more row says whether a next page exists
     rows: list[tuple[int, str, dict]] = []
     total = None
@@ -176,6 +207,8 @@ def page(
         next_cursor = None
     else:
         next_cursor = encode_cursor(*last)
+    if hidden is not None:
+        total = max(0, (total or 0) - client.zcard(hidden))
     return {"rows": [r for _, _, r in rows], "total": total or 0, "next_cursor": next_cursor}
 
 
