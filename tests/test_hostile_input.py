@@ -164,6 +164,7 @@ def test_if_match_takes_only_ascii_digits_of_sane_length(client, integrator, gam
     version = before[0]
     bad = ["9" * 5000, "\u00b2", "\u0663".encode().decode("latin-1"), "1" * 19, "", "W/", "1 2", "0x1", "-1"]
     bad += [f'"{version}", "{version + 1}"', ",", " , ", '"', '""', "**", f'W/"{version}", "{version}"']
+    bad += [f"W/{version}", f'W/"{version}', 'W/""']  # a weak tag is quoted too
     for value in bad:
         r = post_raw(client, f"/games/{gid}/moves", '{"type": "pass"}', {**auth, "If-Match": value})
         problem(r, 400, "If-Match", "ASCII digits")

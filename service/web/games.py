@@ -251,7 +251,8 @@ def if_match_version(raw: str | None) -> int | None:
     tags = [tag for tag in (part.strip() for part in raw.split(",")) if tag]
     if tags == ["*"]:
         return None
-    if len(tags) == 1 and tags[0][:2] in ("W/", "w/") and _VERSION.fullmatch(tags[0][2:].strip('"')):
+    weak = tags[0][2:] if len(tags) == 1 and tags[0][:2] in ("W/", "w/") else ""
+    if len(weak) > 2 and weak[0] == weak[-1] == '"' and _VERSION.fullmatch(weak[1:-1]):
         raise ProblemError(
             412,
             "Weak entity tag",

@@ -532,14 +532,17 @@ def _sse(
                     time.sleep(wait)  # over the budget: the rest when its window resets
                 if position < until:
                     continue  # catching up
-            elif pending:  # a resumed stream with nothing to catch up: its first state at once
+            elif pending and position == until:  # a resumed stream with nothing to catch up: its state at once
                 pending = False
                 yield hub.state(head, viewer, seen, lang)[1]
                 quiet = time.monotonic()
             # the end of a finished game's log; a caller held back by an embargo waits for it to lift
             if not held and position >= head.version and tables.outcome(head.table) is not None:
-                yield GAME_OVER
-                return
+                if hub.head is not head:
+                    continue  # more came meanwhile (a note, a ruling): read on
+                if not pending:  # (a state owed is sent once this process has read up to the position)
+                    yield GAME_OVER
+                    return
             left = heartbeat - (time.monotonic() - quiet)
             if left <= 0:
                 yield ": heartbeat\n\n"
