@@ -996,7 +996,7 @@ def test_a_table_left_in_a_held_set_by_a_race_with_its_lift_is_repaired_by_a_rea
     held_info = {"id": a, "game": "dalmuti", "status": "active", "held": True, "held_by": owners}
     service.listing._place(pipe, a, held_info, service.redis.zscore(INDEX, a), "finished", owners)
     pipe.execute()
-    sets = [Listing.held_key(None), Listing.held_key("dalmuti"), Listing.held_key(None, owner["id"])]
+    sets = Listing.held_keys("dalmuti", [owner["id"]])
     assert all(service.redis.zscore(k, a) is not None for k in sets)
     for status in ("finished", "active"):
         client.get(
@@ -1219,3 +1219,38 @@ def test_a_held_tournaments_fold_weighs_its_public_state_too(service, client, in
     assert held.version > open_fold.version and held.public[1] < held.version
     assert held.size() == 2 * one
     assert following._folds.currsize >= held.size()
+
+
+def test_held_tables_listed_before_the_held_sets_are_put_in_them_once(client, integrator, service):
+    """A store written before the held sets: its held tables' summaries name no owners and no held set
+    holds them. The pass the workers run as they start puts them there, once per store."""
+    from service.core.listing import ENDING, HELD_READY, INDEX_INFO, Listing
+
+    owner = _key(client, integrator, "games", "tournaments")
+    t = _duplicate_round(client, bearer(owner["key"]), "mgx")
+    a, _b = (tb["game_id"] for tb in t["round_detail"]["tables"])
+    seats = {tb["game_id"]: tb["seats"] for tb in t["round_detail"]["tables"]}
+    play_http(client, {"id": a, "seats": seats[a]}, random.Random(43))
+    sets = Listing.held_keys("dalmuti", [owner["id"]])  # of all types and dalmuti's; of every key and the owner's
+    summary = json.loads(service.redis.hget(INDEX_INFO, a))
+    assert summary["held"] and owner["id"] in summary["held_by"]
+    # as the last release left it
+    del summary["held_by"]
+    service.redis.hset(INDEX_INFO, a, json.dumps(summary))
+    for k in sets:
+        service.redis.zrem(k, a)
+    service.redis.zrem(ENDING, a)  # (its end listed long ago: no read lists it again)
+    service.redis.delete(HELD_READY)
+
+    def finished_for_owner() -> list[str]:
+        query = {"status": "finished", "game": "dalmuti", "limit": 20}
+        return [
+            row["id"]
+            for row in client.get("/games", query_string=query, headers=bearer(owner["key"])).get_json()["games"]
+        ]
+
+    assert a not in finished_for_owner()
+    service.deadlines.rearm_deadlines()  # what a worker runs as it starts
+    assert all(service.redis.zscore(k, a) is not None for k in sets)
+    assert a in finished_for_owner()
+    assert service.listing.backfill_held() == 0  # once per store

@@ -149,6 +149,7 @@ class Deadlines:
             keys_of=self.naipes.listing.listing_keys,
             budget=None,
         )
+        self.naipes.listing.backfill_held()
         if self.naipes.scheduler is None:
             return 0
         armed = 0

@@ -35,6 +35,7 @@ FINISH_GRACE = 30.0  # seconds a finishing append's own process has to run its l
 # end is listed (finished, or held by its round's embargo); a listing read lists the ends it finds there
 # first, for the window of FINISH_GRACE (see Listing.list_pending_ends)
 ENDING = "naipes:games:ending"
+HELD_READY = f"{LISTED_BY}:held:ready"  # the held sets hold every held table (see Listing.backfill_held)
 
 log = logging.getLogger("naipes.listing")
 
@@ -279,6 +280,30 @@ return 1
         except pages.BadCursor as exc:
             raise ProblemError(422, "Bad cursor", str(exc), "bad-cursor") from None
         return {"total": found["total"], "games": found["rows"], "next_cursor": found["next_cursor"]}
+
+    def backfill_held(self) -> int:
+        """Put the tables held by an embargo in the held sets, once per store: those listed before the
+        sets existed (their summaries name no owners).  The workers run it as they start, as they fill
+        the listing's sets; a table lifted meanwhile is taken out again by the first read that meets
+        it.  Returns the tables put."""
+        r = self.naipes.redis
+        if r.exists(HELD_READY):
+            return 0
+        put = 0
+        for raw_id, raw in r.hscan_iter(INDEX_INFO, count=1000):
+            info = loads(raw)
+            if not info.get("held") or "held_by" in info:
+                continue
+            game_id = raw_id.decode()
+            score = r.zscore(INDEX, game_id)
+            if score is not None:
+                pipe = r.pipeline(transaction=False)
+                for k in self.held_keys(info["game"], self._owners(game_id)):
+                    pipe.zadd(k, {game_id: score})
+                pipe.execute()
+                put += 1
+        r.set(HELD_READY, 1)
+        return put
 
     def _owners(self, game_id: str) -> list[str]:
         """The keys that own a game: its own, its tournament's."""
