@@ -86,6 +86,7 @@ def test_a_creation_whose_seat_tokens_redis_refuses_is_not_answered_201(
     body = r.get_json()
     assert body["type"].endswith(":unavailable") and given in body["detail"] and "seat tokens" in body["detail"]
     assert "WRONGTYPE" in caplog.text and "WRONGTYPE" not in body["detail"]  # Redis's words are logged, not told
+    assert "discarded" in body["detail"] and not redis_client.exists(f"naipes:{{{given}}}:events")
     # the next creation draws afresh, and is whole
     r = client.post("/games", json={"game": "cego", "players": ["a", "b", "c", "d"]}, headers=integrator)
     assert r.status_code == 201, r.get_json()

@@ -166,8 +166,8 @@ class Games:
                 raise Unplayable(
                     503,
                     "Service Unavailable",
-                    "the event store refused the new game's owner and seat tokens (logged), and the game was "
-                    "discarded: create it again",
+                    f"the event store refused the owner and seat tokens of new game {game_id} (logged), and the "
+                    "game was discarded: create it again",
                     "unavailable",
                 ) from exc
             self.naipes.listing.index(game_id, table, created=True, new=not given)
