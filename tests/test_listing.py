@@ -286,39 +286,55 @@ def count_table_reads(monkeypatch) -> list[str]:
     return read
 
 
+def _tied_rows(rng: random.Random, count: int) -> dict[str, int]:
+    """Members and scores of a listing with many rows of one millisecond."""
+    return {
+        f"g{rng.randrange(10**6):06d}x{n}": rng.choice([1000, 1000, 1001, 1500, rng.randrange(900, 2000)])
+        for n in range(count)
+    }
+
+
+def _in_listing_order(rows: dict[str, int]) -> list[str]:
+    """Newest first; one millisecond's rows in reverse byte order, as the sorted sets give them."""
+    return [m for m, _ in sorted(rows.items(), key=lambda r: (r[1], r[0].encode()), reverse=True)]
+
+
+def _pages_agree(redis_client, key: str, expected: list[str], load, limits, offsets, **sets) -> None:
+    """Every page by offset is its slice of ``expected``, the total its length, and a walk by cursor is
+    ``expected`` whole."""
+    from service.core import pages
+
+    for limit in limits:
+        for offset in offsets:
+            got = pages.page(redis_client, key, limit=limit, offset=offset, load=load, **sets)
+            assert [r["id"] for r in got["rows"]] == expected[offset : offset + limit], (limit, offset)
+            assert got["total"] == len(expected)
+        walked, cursor = [], None
+        while True:
+            got = pages.page(redis_client, key, limit=limit, cursor=cursor, load=load, **sets)
+            walked += [r["id"] for r in got["rows"]]
+            if (cursor := got["next_cursor"]) is None:
+                break
+        assert walked == expected, limit
+
+
 def test_two_sets_listed_as_one_page_alike_by_offset_and_by_cursor(redis_client):
     """A caller who sees held tables' ends lists the finished games and its held set as one: every page,
     by offset or by cursor, is the slice of the two sets' union in the listing's order (newest first,
     one millisecond's rows in reverse byte order), whatever the offset (found by a binary search)."""
     import secrets
 
-    from service.core import pages
-
     rng = random.Random(7)
     first, second = f"test:merge:{secrets.token_hex(4)}:a", f"test:merge:{secrets.token_hex(4)}:b"
-    rows = {}
-    for n in range(157):
-        member = f"g{rng.randrange(10**6):06d}x{n}"
-        rows[member] = rng.choice([1000, 1000, 1001, 1500, rng.randrange(900, 2000)])  # many ties
-        redis_client.zadd(first if rng.random() < 0.8 else second, {member: rows[member]})
-    union = [m for m, _ in sorted(rows.items(), key=lambda r: (r[1], r[0].encode()), reverse=True)]
+    rows = _tied_rows(rng, 157)
+    for member, score in rows.items():
+        redis_client.zadd(first if rng.random() < 0.8 else second, {member: score})
 
     def load(ids, _scores):
         return [{"id": i} for i in ids]
 
-    for limit in (1, 7, 50):
-        for offset in (0, 1, 5, 31, 100, 150, 156, 157, 400):
-            got = pages.page(redis_client, first, limit=limit, offset=offset, load=load, merged=second)
-            assert [r["id"] for r in got["rows"]] == union[offset : offset + limit], (limit, offset)
-            assert got["total"] == len(union)
-        walked, cursor = [], None
-        while True:
-            got = pages.page(redis_client, first, limit=limit, cursor=cursor, load=load, merged=second)
-            walked += [r["id"] for r in got["rows"]]
-            cursor = got["next_cursor"]
-            if cursor is None:
-                break
-        assert walked == union
+    offsets = (0, 1, 5, 31, 100, 150, 156, 157, 400)
+    _pages_agree(redis_client, first, _in_listing_order(rows), load, (1, 7, 50), offsets, merged=second)
     redis_client.delete(first, second)
 
 
@@ -328,34 +344,19 @@ def test_a_set_with_rows_passed_over_pages_alike_by_offset_and_by_cursor(redis_c
     set, so offset pages are the same slices as cursor pages, and the total leaves the hidden out."""
     import secrets
 
-    from service.core import pages
-
     rng = random.Random(11)
     listed, hidden = f"test:hide:{secrets.token_hex(4)}:all", f"test:hide:{secrets.token_hex(4)}:held"
-    rows = {}
-    for n in range(131):
-        member = f"g{rng.randrange(10**6):06d}x{n}"
-        rows[member] = rng.choice([1000, 1000, 1001, 1500, rng.randrange(900, 2000)])  # many ties
-        redis_client.zadd(listed, {member: rows[member]})
+    rows = _tied_rows(rng, 131)
+    for member, score in rows.items():
+        redis_client.zadd(listed, {member: score})
         if rng.random() < 0.3:
-            redis_client.zadd(hidden, {member: rows[member]})
+            redis_client.zadd(hidden, {member: score})
     held = {m.decode() for m in redis_client.zrange(hidden, 0, -1)}
-    ordered = [m for m, _ in sorted(rows.items(), key=lambda r: (r[1], r[0].encode()), reverse=True)]
-    shown = [m for m in ordered if m not in held]
+    shown = [m for m in _in_listing_order(rows) if m not in held]
 
     def load(ids, _scores):
         return [None if i in held else {"id": i} for i in ids]
 
-    for limit in (1, 4, 30):
-        for offset in (0, 1, 2, 17, 50, len(shown) - 1, len(shown), 300):
-            got = pages.page(redis_client, listed, limit=limit, offset=offset, load=load, hidden=hidden)
-            assert [r["id"] for r in got["rows"]] == shown[offset : offset + limit], (limit, offset)
-            assert got["total"] == len(shown)
-        walked, cursor = [], None
-        while True:
-            got = pages.page(redis_client, listed, limit=limit, cursor=cursor, load=load, hidden=hidden)
-            walked += [r["id"] for r in got["rows"]]
-            if (cursor := got["next_cursor"]) is None:
-                break
-        assert walked == shown
+    offsets = (0, 1, 2, 17, 50, len(shown) - 1, len(shown), 300)
+    _pages_agree(redis_client, listed, shown, load, (1, 4, 30), offsets, hidden=hidden)
     redis_client.delete(listed, hidden)
