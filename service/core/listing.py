@@ -135,7 +135,7 @@ return 1
             "tournament": ctx.tournament,
             "open": facts.open_seats(table),
         }
-        owners = self._owners(game_id)
+        owners = _owners_of(ctx)
         if held:  # (the keys that see its end; a key that sees every game finds it in the held set of all)
             info["held"], info["held_by"] = True, owners
         running_timed = info["timed"] and status == "active"
@@ -307,8 +307,7 @@ return 1
 
     def _owners(self, game_id: str) -> list[str]:
         """The keys that own a game: its own, its tournament's."""
-        ctx = self.naipes.visibility.context(game_id)
-        return sorted({ctx.owner, ctx.tournament_owner} - {None})
+        return _owners_of(self.naipes.visibility.context(game_id))
 
     def _held_for(self, viewer: Viewer | None, game_type: str | None) -> str | None:
         """The set of the held tables whose end ``viewer`` sees (None: it sees none of them)."""
@@ -418,3 +417,8 @@ return 1
             return {**row, "status": "finished"} if held and seen.sees_version(row["version"]) else row
         at = self.naipes.store.read(game_id, seen.horizon - 1, seen.horizon)
         return {**row, "version": seen.horizon, "updated_at": at[0]["time"] if at else row["created_at"]}
+
+
+def _owners_of(ctx) -> list[str]:
+    """The keys that own the game of context ``ctx``: its own, its tournament's."""
+    return sorted({ctx.owner, ctx.tournament_owner} - {None})
