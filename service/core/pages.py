@@ -79,9 +79,14 @@ def _candidates(
     return [(m.decode(), int(s)) for m, s in rows[:count]], out[-1]
 
 
+def _order(row: tuple[str, int]) -> tuple[int, bytes]:
+    """A listed row's place, greater first: newest first, one millisecond's rows in reverse byte order."""
+    return row[1], row[0].encode()
+
+
 def _newer(a: tuple[str, int], b: tuple[str, int]) -> bool:
-    """Whether listed row ``a`` comes before ``b`` (newest first; one millisecond's in reverse byte order)."""
-    return (a[1], a[0].encode()) > (b[1], b[0].encode())
+    """Whether listed row ``a`` comes before ``b``."""
+    return _order(a) > _order(b)
 
 
 def _at(client: redis.Redis, key: str, rank: int) -> tuple[str, int] | None:
@@ -122,7 +127,7 @@ def _merged_candidates(
     else:
         first, size_a = _candidates(client, keys[0], count, 0, after)
         second, size_b = _candidates(client, keys[1], count, 0, after)
-    rows = sorted({*first, *second}, key=lambda r: (r[1], r[0].encode()), reverse=True)
+    rows = sorted({*first, *second}, key=_order, reverse=True)
     return rows[:count], size_a + size_b
 
 
@@ -137,12 +142,11 @@ def _hidden_before(client: redis.Redis, hidden: str, row: tuple[str, int]) -> in
     return newer + sum(1 for m in ties if m.decode() > member)
 
 
-def _visible_rank(client: redis.Redis, key: str, hidden: str, offset: int) -> int:
-    """The rank in ``key`` of its ``offset``-th row that is not in ``hidden`` (a subset of ``key``): the
-    least rank r with r - (rows of ``hidden`` before r) = offset, by a binary search over r (the rows
-    hidden are few; two single reads a step)."""
-    sizes = client.pipeline(transaction=False).zcard(key).zcard(hidden).execute()
-    low, high = offset, min(offset + sizes[1], sizes[0])
+def _visible_rank(client: redis.Redis, key: str, hidden: str, hidden_size: int, offset: int) -> int:
+    """The rank in ``key`` of its ``offset``-th row that is not in ``hidden`` (a subset of ``key``, of
+    ``hidden_size`` rows): the least rank r with r - (rows of ``hidden`` before r) = offset, by a binary
+    search over r (the rows hidden are few; two single reads a step)."""
+    low, high = offset, min(offset + hidden_size, client.zcard(key))
     while low < high:
         r = (low + high) // 2
         at = _at(client, key, r)
@@ -174,8 +178,9 @@ def page(
     other set of ``key``'s listing).  ``hidden``: members of ``key`` this listing passes over
     (``load`` gives them None): an offset counts the rows shown, and ``total`` leaves them out."""
     after = decode_cursor(cursor) if cursor else None
+    hidden_size = client.zcard(hidden) if hidden is not None else 0
     if hidden is not None and offset and after is None:
-        offset = _visible_rank(client, key, hidden, offset)
+        offset = _visible_rank(client, key, hidden, hidden_size, offset)
     want = limit + 1  # one more row says whether a next page exists
     rows: list[tuple[int, str, dict]] = []
     total = None
@@ -208,7 +213,7 @@ def page(
     else:
         next_cursor = encode_cursor(*last)
     if hidden is not None:
-        total = max(0, (total or 0) - client.zcard(hidden))
+        total = max(0, (total or 0) - hidden_size)
     return {"rows": [r for _, _, r in rows], "total": total or 0, "next_cursor": next_cursor}
 
 
