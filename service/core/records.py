@@ -358,7 +358,7 @@ class Records:
         if len(rows) < 2:
             return
         try:
-            header = _read(rows[0]) if rows else None
+            header = _read(rows[0])
             types = [_read(row).get("type") for row in rows[1:]]
         except Exception:  # noqa: BLE001 - verify_export names what cannot be read
             return

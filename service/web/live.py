@@ -480,8 +480,9 @@ def _sse(
         if views != "none" and not pending:
             head = hub.head
             version, message, last = hub.state(head, viewer, hub.sight(head, viewer), lang)
-            # a fresh stream goes on after the state it shows, and so does one of states alone
-            position = position if resumed and events == "all" else version
+            # a fresh stream goes on after the state it shows, and so does one of states alone (a resumed
+            # stream of events is ``pending``: its state comes after its catch-up)
+            position = version
             yield message
             if last and position >= version:
                 yield GAME_OVER
