@@ -26,9 +26,15 @@ def machine() -> str:
 
 
 def gunicorn(
-    app: str, redis_url: str, extra_env: dict | None = None, root: str | os.PathLike | None = None
+    app: str,
+    redis_url: str,
+    extra_env: dict | None = None,
+    root: str | os.PathLike | None = None,
+    worker_class: str | None = None,
 ) -> tuple[subprocess.Popen, str]:
-    """gunicorn serving ``app`` with the start command's settings; ``root``: another checkout's."""
+    """gunicorn serving ``app`` with the start command's settings; ``root``: another checkout's;
+    ``worker_class``: another worker class than the settings' (``uvicorn_worker.UvicornWorker`` for an ASGI
+    app), given to the settings too (NAIPES_WORKER_CLASS), so that what they derive from it agrees."""
     root = Path(root) if root else ROOT
     port = free_port()
     env = {
@@ -39,8 +45,12 @@ def gunicorn(
         "PYTHONPATH": str(root),
         **(extra_env or {}),
     }
+    command = [sys.executable, "-m", "gunicorn", "-c", str(root / "service" / "web" / "gunicorn_conf.py")]
+    if worker_class:
+        env["NAIPES_WORKER_CLASS"] = worker_class
+        command += ["-k", worker_class]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", str(root / "service" / "web" / "gunicorn_conf.py"), app],
+        [*command, app],
         cwd=root,
         env=env,
         stdout=subprocess.DEVNULL,
