@@ -16,7 +16,11 @@ app answers the same two requests (one Redis GET, then JSON parsing and one
 XADD) on the same gunicorn configuration; ``bare-push`` is the floor of the push loops on this stack:
 the bare app's tables played one request per move, each seat on a stream of its own pushed its turn
 (a read and one pipeline of XADD, SET and PUBLISH per move, one subscription per web process), with no
-rules, hashes or views.  The peer (``bench/peer``, run when
+rules, hashes or views; ``bare-push-wsgi`` is the same loop on a raw WSGI callable (``bench/bare_wsgi.py``,
+no Flask) with the same gunicorn configuration, and ``bare-push-asgi`` on a raw ASGI app
+(``bench/bare_asgi.py``, redis.asyncio) served by gunicorn with uvicorn's worker (uvloop, httptools), run
+when uvicorn-worker, uvloop and httptools are installed (``pip install uvicorn-worker 'uvicorn[standard]'``).
+The peer (``bench/peer``, run when
 Node.js is there) is boardgame.io with a shedding game of secret hands, as
 many tables as clients, every seat a socket.io client pushed its state.
 Latency is of the POSTs (of the peer's moves); moves per second count moves
@@ -26,6 +30,7 @@ line below gives the latency of the moves that ended a game, and of the games' c
 POSTs' figures count the former, not the latter).
 
     .venv/bin/python bench/move_throughput.py [--clients 8 16] [--seconds 15] [--rounds 3] [--loops naipes bare peer]
+    .venv/bin/python bench/move_throughput.py --loops bare-push bare-push-wsgi bare-push-asgi peer --clients 8 16
 
 Each loop runs ``--rounds`` times for a slice of ``--seconds``, taking turns with the others (in one
 order, then the reverse), and its figures are over all its slices: the machine's speed drifting
@@ -38,6 +43,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.client
+import importlib.util
 import os
 import random
 import resource
@@ -323,6 +329,21 @@ def _node_for_push() -> str | None:
     return node
 
 
+ASGI_WORKER = "uvicorn_worker.UvicornWorker"
+
+
+@functools.cache
+def _asgi_missing() -> str | None:
+    """Why the ``bare-push-asgi`` loop cannot run (said once), or None: uvicorn's gunicorn worker, with
+    uvloop and httptools (without them uvicorn would fall back to asyncio's loop and h11, another floor)."""
+    missing = [name for name in ("uvicorn_worker", "uvloop", "httptools") if importlib.util.find_spec(name) is None]
+    if not missing:
+        return None
+    reason = f"{', '.join(missing)} not installed (pip install uvicorn-worker 'uvicorn[standard]')"
+    print(f"bare-push-asgi skipped: {reason}", flush=True)
+    return reason
+
+
 class Samples(list):
     """Latencies of the moves made before the run's end: a move answered after it (a seat waiting on a
     stream that a stopped seat will never feed, say) is not counted."""
@@ -376,7 +397,18 @@ def main() -> None:
         "--loops",
         nargs="+",
         default=["naipes", "push", "turn", "states", "states-node", "bare", "bare-push", "peer"],
-        choices=["naipes", "push", "turn", "states", "states-node", "bare", "bare-push", "peer"],
+        choices=[
+            "naipes",
+            "push",
+            "turn",
+            "states",
+            "states-node",
+            "bare",
+            "bare-push",
+            "bare-push-wsgi",
+            "bare-push-asgi",
+            "peer",
+        ],
     )
     ap.add_argument(
         "--before",
@@ -387,9 +419,21 @@ def main() -> None:
     args = ap.parse_args()
     print(f"machine: {machine()}")
     with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(tmp) as server:
-        app, app_base = gunicorn("service.web.app:create_app()", server.url)
-        bare, bare_base = gunicorn("bench.bare:app", server.url)
-        servers = {app_base: app, bare_base: bare}
+        servers = {}  # base URL -> its gunicorn, for the servers the chosen loops use
+
+        def serve(app: str, *loops: str, worker_class: str | None = None) -> str | None:
+            if not set(loops) & set(args.loops):
+                return None
+            proc, base = gunicorn(app, server.url, worker_class=worker_class)
+            servers[base] = proc
+            return base
+
+        app_base = serve("service.web.app:create_app()", "naipes", "push", "turn", "states", "states-node")
+        bare_base = serve("bench.bare:app", "bare", "bare-push")
+        wsgi_base = serve("bench.bare_wsgi:app", "bare-push-wsgi")
+        asgi_base = None
+        if "bare-push-asgi" in args.loops and _asgi_missing() is None:
+            asgi_base = serve("bench.bare_asgi:app", "bare-push-asgi", worker_class=ASGI_WORKER)
         before_base = None
         if args.before:
             before, before_base = gunicorn("service.web.app:create_app()", server.url, root=args.before)
@@ -406,9 +450,12 @@ def main() -> None:
                 ("states-node", None, app_base),
                 ("bare", bare_client, bare_base),
                 ("bare-push", bare_push_client, bare_base),
+                ("bare-push-wsgi", bare_push_client, wsgi_base),
+                ("bare-push-asgi", bare_push_client, asgi_base),
                 ("peer", None, None),
             )
-            if name in args.loops or (name == "before" and before_base is not None)
+            if (name in args.loops and (base is not None or fn is None))
+            or (name == "before" and before_base is not None)
         ]
         slice_ = args.seconds / args.rounds
         try:
@@ -492,7 +539,7 @@ def main() -> None:
                     per_move = cpu[name] / moves[name] * 1000 if moves[name] else float("nan")
                     by_load = load[name] / moves[name] * 1000 if moves[name] else float("nan")
                     print(
-                        f"{clients:3d} clients  {name:11s}  {rate:8.1f} moves/s"
+                        f"{clients:3d} clients  {name:14s}  {rate:8.1f} moves/s"
                         f"  p50 {percentile(lat, 0.5) * 1000:6.2f} ms"
                         f"  p99 {percentile(lat, 0.99) * 1000:6.2f} ms"
                         f"  CPU {per_move:5.2f} ms/move (servers {per_move - by_load:4.2f}, load {by_load:4.2f})"
@@ -507,7 +554,17 @@ def main() -> None:
                         )
                 ratios = [
                     f"{a}/{b} {rows[a] / rows[b]:.2f}"
-                    for a in ("naipes", "before", "push", "turn", "states", "states-node", "bare-push")
+                    for a in (
+                        "naipes",
+                        "before",
+                        "push",
+                        "turn",
+                        "states",
+                        "states-node",
+                        "bare-push",
+                        "bare-push-wsgi",
+                        "bare-push-asgi",
+                    )
                     # the two-request loops against the bare stack's, the push loops against its floor
                     for b in ("bare" if a in ("naipes", "before") else "bare-push", "peer")
                     if a != b
