@@ -277,6 +277,30 @@ def test_the_command_line_works_in_the_callers_directory_and_verify_prints_json(
         (ROOT / name).unlink(missing_ok=True)  # written there only by a command run from the repository
 
 
+def test_cli_exports_carry_the_deployments_seal_and_verify_sealed_makes_no_secret(service, redis_url, tmp_path):
+    """An export the command line writes is sealed with the key GET /seal-key publishes (the secret start keeps
+    in the data folder), not with a secret of the command's own; verify --sealed where no secret is kept says so
+    and makes none (a secret made there could never match)."""
+    from service.core.house_secret import HouseSecret, ensure_secret_file
+
+    g = service.games.create_game("cego", ["ana", "bea", "carl"], {"rounds": 1})
+    data = tmp_path / "data"
+    public = HouseSecret(ensure_secret_file(data).encode()).public_key
+    env = {"REDIS_URL": redis_url, "NAIPES_DATA": str(data), "NAIPES_SECRET": None}
+    runner = CliRunner()
+    target = tmp_path / "game.jsonl"
+    out = runner.invoke(cli, ["export", g["id"], "-o", str(target)], env=env)
+    assert out.exit_code == 0, out.output
+    assert json.loads(target.read_bytes().splitlines()[0])["seal_key"] == public
+    for check in (["--sealed"], ["--key", public]):
+        out = runner.invoke(cli, ["verify", *check, str(target)], env=env)
+        assert out.exit_code == 0 and f"sealed by the service whose key is {public}" in out.output, out.output
+    elsewhere = tmp_path / "elsewhere"
+    out = runner.invoke(cli, ["verify", "--sealed", str(target)], env={**env, "NAIPES_DATA": str(elsewhere)})
+    assert out.exit_code == 1 and "no service secret here" in out.output, out.output
+    assert not (elsewhere / "secret").exists()
+
+
 def test_keys_create_says_scope_is_required():
     out = CliRunner().invoke(cli, ["keys", "create", "--name", "shop"])
     assert out.exit_code == 2 and "Traceback" not in out.output

@@ -15,6 +15,7 @@ from service.cli.context import (
     ROOT,
     application,
     data_dir,
+    deployment_secret,
     hold_data_folder,
     integrator_keys,
     note_data_folder,
@@ -209,18 +210,28 @@ def verify(file: Path, quiet: bool, seal_key: str | None, sealed: bool) -> None:
             done[0] = n
 
         report = verify_export(lines, progress)
+    sealed_by = None
     if (sealed or seal_key) and report["ok"]:
         from service.core.house_secret import HouseSecret
         from service.core.records import seal_holds
 
         header, chain = report["header"], report.get("chain") or {}
-        key = seal_key or HouseSecret(service_secret(data_dir()).encode()).public_key
-        if not seal_holds(key, header.get("seal"), header.get("game_id"), chain.get("checked"), chain.get("head")):
+        secret = None if seal_key else deployment_secret(data_dir())
+        key = seal_key or (HouseSecret(secret.encode()).public_key if secret else None)
+        if key is None:  # a secret made here would be nobody's: no seal could hold
+            report["ok"] = False
+            report["problems"].append(
+                f"--sealed: no service secret here (neither NAIPES_SECRET nor {data_dir() / 'secret'}): set "
+                "NAIPES_SECRET or NAIPES_DATA as the service has them, or check with --key and its GET /seal-key"
+            )
+        elif not seal_holds(key, header.get("seal"), header.get("game_id"), chain.get("checked"), chain.get("head")):
             report["ok"] = False
             report["problems"].append(
                 "not sealed by this service: the export's seal is not that key's signature of its game, version "
                 "and head hash (written elsewhere, or rewritten)"
             )
+        else:
+            sealed_by = key
     if not quiet:
         chain = report.get("chain") or {}
         header = report.get("header") or {}
@@ -229,6 +240,8 @@ def verify(file: Path, quiet: bool, seal_key: str | None, sealed: bool) -> None:
             f"{chain.get('checked', 0)} events chained, {report.get('commitments', 0)} deals committed, "
             f"{report.get('reveals', 0)} revealed"
         )
+        if sealed_by:
+            click.echo(f"sealed by the service whose key is {sealed_by}")
         for problem in report["problems"]:
             click.echo(f"FAILED: {problem}")
         if report["ok"]:

@@ -26,7 +26,7 @@ def connected_service():
 
     from events.embedded import EmbeddedRedis
     from service import bootstrap
-    from service.cli.context import data_dir, hold_data_folder
+    from service.cli.context import data_dir, deployment_secret, hold_data_folder
 
     url = os.environ.get("REDIS_URL")
     embedded = None
@@ -55,7 +55,9 @@ def connected_service():
     except redis.exceptions.RedisError as exc:
         raise click.ClickException(f"cannot reach Redis at {url}: {exc}") from None
     try:
-        yield bootstrap.build("command", client=client, api_keys=[], schedule=False)
+        # the deployment's own secret: an export is sealed with the key GET /seal-key publishes
+        secret = deployment_secret(data_dir())
+        yield bootstrap.build("command", client=client, api_keys=[], secret=secret, schedule=False)
     finally:
         client.close()
         if embedded:
