@@ -206,6 +206,9 @@ def test_cli_lists_games_prints_replays_and_exports(service, redis_url, tmp_path
     out = runner.invoke(cli, ["replay", g["id"], "--version", "5", "--as", "reviewer"], env=env)
     assert out.exit_code == 0, out.output
     assert f"cego {g['id']}  version 5  viewer reviewer (full sight)" in out.output and "hand:" in out.output
+    # a list of seats as long as the table (the turn order of the seats in the round) is the table's, not a
+    # value per seat
+    assert "\n  active: [" in out.output and "active=" not in out.output, out.output
     out = runner.invoke(cli, ["replay", g["id"], "--as", "spectator"], env=env)
     assert out.exit_code == 0 and "result:" in out.output and "winner" in out.output and "hand:" not in out.output
     out = runner.invoke(cli, ["replay", g["id"], "--as", "1", "--version", "5"], env=env)

@@ -139,7 +139,7 @@ def render_text(view: dict) -> str:
         for k, v in st.items()
         if isinstance(v, list)
         and len(v) == n
-        and k not in ("players", "hands")
+        and k not in ("players", "hands", "hand", *_not_by_seat(view["game"]))
         and all(not isinstance(x, dict) for x in v)
     }
     lines.append("seats:")
@@ -177,6 +177,26 @@ def render_text(view: dict) -> str:
                 f"  {'=' if shared else ''}{place}. {players[seat]} ({seat}) {score}{win}{'  (tie)' if shared else ''}"
             )
     return "\n".join(lines)
+
+
+def _not_by_seat(game: str) -> set[str]:
+    """The lists of a game's view that are not one value per seat, however long: seats in an order (a turn order,
+    the seats still in), cards, and [seat, card] pairs (a trick), from the view's schema."""
+    from domain.describe import describe
+
+    try:
+        properties = describe(game)["view_schema"].get("properties", {})
+    except (KeyError, ValueError):
+        return set()
+    lists = set()
+    for name, spec in properties.items():
+        items = spec.get("items") or {}
+        seats = items.get("description") == "a seat number"
+        cards = items.get("x-naipes-card") and "(index)" not in spec.get("description", "")  # not a card per seat
+        pairs = items.get("type") == "array" and str(items.get("description", "")).startswith("[seat, card]")
+        if seats or cards or pairs:
+            lists.add(name)
+    return lists
 
 
 def _short(v, width: int = 160) -> str:
