@@ -150,7 +150,7 @@ class CardSchema(ma.Schema):
             "events write the card as its `code`, and a move naming a card by this value is refused"
         },
     )
-    suit = fields.String(allow_none=True, required=True, metadata={"description": "None for cards outside the suits"})
+    suit = fields.String(allow_none=True, required=True, metadata={"description": "null for cards outside the suits"})
     rank = fields.String(required=True)
     name = fields.Nested(WordsSchema, required=True, metadata={"description": "The card's name in English and Spanish"})
     colour = fields.String(required=True, metadata={"description": "The colour the card is printed in"})
@@ -176,7 +176,7 @@ class NamedSchema(ma.Schema):
 
 
 class MoveTypeSchema(ma.Schema):
-    type = fields.String(required=True, metadata={"description": "The move's ``type``"})
+    type = fields.String(required=True, metadata={"description": "The move's `type`"})
     description = fields.Nested(WordsSchema, required=True)
     schema = fields.Dict(
         required=True,
@@ -582,7 +582,8 @@ class EventSchema(ma.Schema):
     private = fields.Dict(
         metadata={
             "description": "Seat -> secret part (and `deal`: the deal's secret, for a caller who sees everything); "
-            "only the parts the caller may see. Its shape: the component <Game><Type>Private. In a tournament's log, "
+            "only the parts the caller may see. Its shape, the whole object with its seat keys: the component "
+            "<Game><Type>Private. In a tournament's log, "
             "the event's secret as a whole (Tournament<Type>Private), shown only to a caller of full sight"
         }
     )
@@ -654,7 +655,14 @@ class EventsSchema(ma.Schema):
 
 
 class ReplayQuerySchema(ma.Schema):
-    version = fields.Integer(required=True, validate=validate.Range(min=1, max=MAX_COUNT))
+    version = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1, max=MAX_COUNT),
+        metadata={
+            "description": "The version to show: the game as it stood right after its event of that version, from 1 "
+            "(GameCreated) to the game's `version`; beyond it, a 422 `bad-version`"
+        },
+    )
     as_ = fields.String(
         data_key="as",
         validate=validate.Regexp(r"^(reviewer|spectator|seat|seat:(0|[1-9][0-9]{0,2}))$"),
