@@ -156,6 +156,42 @@ def test_viewer_draws_every_version_of_a_finished_game(browser, live_server, ser
         page.close()
 
 
+def test_viewer_keeps_the_version_on_screen_when_the_viewpoint_changes(browser, live_server, service):
+    """A reviewer stepping through a past version who pastes a key, or picks another viewpoint, sees the same
+    version from there; the address names the version shown, so a reload or a link opens it."""
+    g = play(service, "cego", ["ana", "bea", "carl"], {"rounds": 1}, seed=4)
+    head = service.store.head(g["id"])[0]
+    early = min(head - 1, 6)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(f"{live_server.url}/replay/{g['id']}")
+        rendered(page, head, "spectator")
+        assert "version=" not in page.url  # the latest version: none named
+        page.locator("#slider").fill(str(early))
+        rendered(page, early, "spectator")
+        assert f"version={early}" in page.url
+        page.fill("#token", API_KEY)
+        page.select_option("#as", "reviewer")
+        page.click("#use-token")
+        rendered(page, early, "integrator")
+        assert page.locator("#version-label").inner_text() == f"version {early} / {head}"
+        page.click("#next")
+        rendered(page, early + 1, "integrator")
+        page.click("#forget-token")
+        rendered(page, early + 1, "spectator")
+        page.reload()
+        rendered(page, early + 1, "spectator")
+        page.click("#last")
+        rendered(page, head)
+        assert "version=" not in page.url
+        page.fill("#token", g["seats"][0]["token"])
+        page.select_option("#as", "")
+        page.click("#use-token")
+        rendered(page, head, "seat0")  # following the latest version, it stays there
+    finally:
+        page.close()
+
+
 def test_viewer_live_mode_follows_the_stream(browser, live_server, service):
     g = play(service, "dalmuti", ["ana", "bea", "carl", "dani"], {"hands": 1}, seed=9, stop_at=10)
     start = service.store.head(g["id"])[0]

@@ -864,6 +864,10 @@ async function show(version) {
   state.following = version === state.head;
   $("slider").value = version;
   $("version-label").textContent = `version ${version} / ${state.head}`;
+  // the address names the version shown (a link or a reload opens it), none while following the latest
+  const address = new URL(location.href);
+  if (state.following) address.searchParams.delete("version"); else address.searchParams.set("version", version);
+  if (address.href !== location.href) history.replaceState(null, "", address);
   const ticket = ++state.request;
   try {
     let view = state.views.get(version);
@@ -1001,7 +1005,10 @@ async function load() {
   try {
     const view = await api(`/games/${encodeURIComponent(GAME_ID)}`);
     setHead(view.version);
-    const wanted = Number(new URLSearchParams(location.search).get("version")) || view.version;
+    // a token or viewpoint changed: the version on screen stays (the latest one if the slider followed it)
+    const again = state.version > 0;
+    const asked = Number(new URLSearchParams(location.search).get("version"));
+    const wanted = again ? (state.following ? view.version : state.version) : asked || view.version;
     await show(wanted);
     if (!view.finished && new URLSearchParams(location.search).get("live") !== "0") {
       $("live").checked = true;
