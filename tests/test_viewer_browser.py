@@ -192,6 +192,29 @@ def test_viewer_keeps_the_version_on_screen_when_the_viewpoint_changes(browser, 
         page.close()
 
 
+def test_viewer_writes_the_events_in_the_language_asked(browser, live_server, service):
+    """?lang=es: the event log reads in Spanish (the labels the API writes for Accept-Language: es)."""
+    g = play(service, "cego", ["ana", "bea", "carl"], {"rounds": 1}, seed=4)
+    head = service.store.head(g["id"])[0]
+
+    def last_label(lang: str) -> str:
+        url = f"{live_server.url}/games/{g['id']}/events"
+        r = requests.get(url, params={"after": head - 1}, headers={"Accept-Language": lang}, timeout=10)
+        return r.json()["events"][-1]["label"]
+
+    spanish, english = last_label("es"), last_label("en")
+    assert spanish != english
+    shown = "t => [...document.querySelectorAll('#events li .label')].some(e => e.textContent === t)"
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="en-US")
+    try:
+        for query, label in (("?lang=es&live=0", spanish), ("?live=0", english)):
+            page.goto(f"{live_server.url}/replay/{g['id']}{query}")
+            rendered(page, head)
+            page.wait_for_function(shown, arg=label, timeout=10000)
+    finally:
+        page.close()
+
+
 def test_viewer_live_mode_follows_the_stream(browser, live_server, service):
     g = play(service, "dalmuti", ["ana", "bea", "carl", "dani"], {"hands": 1}, seed=9, stop_at=10)
     start = service.store.head(g["id"])[0]

@@ -26,9 +26,13 @@ const state = {
 function token() { return sessionStorage.getItem(TOKEN_KEY) || ""; }
 function viewpoint() { return sessionStorage.getItem(AS_KEY) || ""; }
 
+const ASKED_LANG = new URLSearchParams(location.search).get("lang");  // ?lang=es: labels in Spanish
+
 function headers() {
   const t = token();
-  return t ? { Authorization: "Bearer " + t } : {};
+  const h = t ? { Authorization: "Bearer " + t } : {};
+  if (ASKED_LANG) h["Accept-Language"] = ASKED_LANG; // else the browser's own languages
+  return h;
 }
 
 async function api(path, tries = 4) {
