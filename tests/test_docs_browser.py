@@ -70,6 +70,29 @@ def test_docs_page_lists_the_operations_and_stays_on_the_server(browser, live_se
     assert not outside, f"the docs page reached outside the server: {outside}"
 
 
+def test_docs_try_it_out_asks_the_server_serving_the_page(browser, live_server):
+    """The contract's server is the start command's default address; the page puts its own server first, so
+    "Try it out" works wherever the service listens (the test's server is on another port)."""
+    asked: list[str] = []
+    page = browser.new_page()
+    page.on("request", lambda r: asked.append(r.url) if "/game-types" in r.url else None)
+    try:
+        page.goto(live_server.url + "/docs", wait_until="load")
+        page.wait_for_selector(".opblock", timeout=30_000)
+        servers = page.locator(".servers select option").all_inner_texts()
+        assert servers[0].startswith(live_server.url), servers
+        op = page.locator(".opblock-get", has_text="/game-types").first
+        op.locator(".opblock-summary").click()
+        page.locator(".opblock.is-open .try-out__btn").click()
+        page.locator(".opblock.is-open .execute").click()
+        status = page.locator(".opblock.is-open .live-responses-table .response .response-col_status").first
+        status.wait_for(timeout=10_000)
+        assert status.inner_text().strip() == "200", status.inner_text()
+    finally:
+        page.close()
+    assert asked == [live_server.url + "/game-types"], asked
+
+
 def test_docs_assets_are_the_packaged_files_only(live_server):
     css = requests.get(live_server.url + "/docs/swagger-ui.css", timeout=10)
     assert css.status_code == 200 and "swagger-ui" in css.text

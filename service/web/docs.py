@@ -37,8 +37,21 @@ PAGE = """<!doctype html>
 </html>
 """
 
-# validatorUrl null: Swagger UI would otherwise ask validator.swagger.io for a badge
-SCRIPT = """window.addEventListener("load", function () {
+# validatorUrl null: Swagger UI would otherwise ask validator.swagger.io for a badge.  The server that serves
+# the page comes first among the contract's servers: "Try it out" asks this server, wherever it listens (the
+# contract's own, the start command's default address, is another origin, which the page's policy refuses).
+SCRIPT = """function ThisServer() {
+  return { statePlugins: { spec: { wrapActions: {
+    updateJsonSpec: function (original) {
+      return function (spec) {
+        var here = { url: window.location.origin, description: "this server (the one serving this page)" };
+        var others = (spec.servers || []).filter(function (s) { return s.url !== here.url; });
+        return original(Object.assign({}, spec, { servers: [here].concat(others) }));
+      };
+    }
+  } } } };
+}
+window.addEventListener("load", function () {
   window.ui = SwaggerUIBundle({
     url: "/openapi.json",
     dom_id: "#swagger-ui",
@@ -46,6 +59,7 @@ SCRIPT = """window.addEventListener("load", function () {
     validatorUrl: null,
     tryItOutEnabled: false,
     presets: [SwaggerUIBundle.presets.apis],
+    plugins: [ThisServer],
     layout: "BaseLayout"
   });
 });
