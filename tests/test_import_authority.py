@@ -397,3 +397,27 @@ def test_a_read_that_spans_a_context_write_does_not_keep_what_it_read_before_it(
     finally:
         service.tournament_context = tournament_context
     assert service.visibility.context(gid).owner == "k-importer"
+
+
+def test_an_export_of_a_game_imported_unsealed_does_not_carry_this_services_seal(client, service, integrator):
+    """A forger's log comes in unsealed; exporting it again must not launder it into one this service
+    vouches for.  Before, every export was sealed, so a rewritten log, imported and exported, carried a
+    seal that held against GET /seal-key: ``naipes verify --key`` passed it, and an import into a store of
+    the same secret (a store restored from exports) marked it ``sealed``."""
+    gid = _played(client, integrator)
+    header, envs = _export(client, integrator, gid)
+    forged_id = "forged-" + secrets.token_hex(4)
+    r = client.post("/games/import", data=_reseal(header, envs, forged_id), headers={**integrator, **NDJSON})
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["provenance"]["sealed"] is False
+    again, _ = _export(client, integrator, forged_id)
+    public = client.get("/seal-key").get_json()["public_key"]
+    assert not records.seal_holds(public, again.get("seal"), again["game_id"], again["version"], again["head_hash"])
+    # a log this service wrote, brought back sealed, is still sealed when exported again
+    for stored in service.redis.scan_iter(match=f"naipes:{{{gid}}}:*"):
+        service.redis.delete(stored)
+    lines = [dumps(header), *(dumps(e) for e in envs)]
+    back = client.post("/games/import", data=b"\n".join(lines) + b"\n", headers={**integrator, **NDJSON})
+    assert back.status_code == 201 and back.get_json()["provenance"]["sealed"] is True, back.get_json()
+    resealed, _ = _export(client, integrator, gid)
+    assert records.seal_holds(public, resealed["seal"], gid, resealed["version"], resealed["head_hash"])
