@@ -242,8 +242,13 @@ class Records:
         return seal_holds(public, header.get("seal"), header["game_id"], version, head_hash)
 
     def export_lines(self, game_id: str):
-        """The whole log as JSON Lines: a header, then every envelope whole."""
+        """The whole log as JSON Lines: a header, then every envelope whole.  The header's ``seal`` is this
+        service's word that it wrote the log: a game imported without this service's seal (a log written
+        elsewhere, or rewritten) is exported with none (``null``), so that an import does not launder a log
+        into one this service vouches for."""
         table = self.naipes.tables.table(game_id, fresh=True)  # one version: the header and the lines agree on it
+        origin = self.naipes.visibility.context(game_id).origin
+        vouched = not origin or origin.get("sealed") is True
         yield (
             dumps(
                 {
@@ -255,7 +260,7 @@ class Records:
                     "head_hash": table["hash"],
                     "outcome": tables.outcome(table),
                     "exported_at": now_iso(),
-                    "seal": self.seal(game_id, table["version"], table["hash"]),
+                    "seal": self.seal(game_id, table["version"], table["hash"]) if vouched else None,
                     "seal_key": self.naipes.secret.public_key,
                 }
             )

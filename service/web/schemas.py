@@ -799,9 +799,11 @@ class ExportHeaderSchema(ma.Schema):
     exported_at = fields.String(required=True, metadata={"description": "When it was exported (ISO 8601, UTC)"})
     seal = fields.String(
         required=True,
+        allow_none=True,
         metadata={
             "description": "This service's Ed25519 signature (base64) over the game id, version and head hash, "
-            "as SealKey describes; check it against GET /seal-key, not against `seal_key`"
+            "as SealKey describes; check it against GET /seal-key, not against `seal_key`. null for a game "
+            "imported without this service's seal (`provenance.sealed` false): this service did not write its log"
         },
     )
     seal_key = fields.String(
