@@ -73,6 +73,10 @@ CASES = {
     ),
     "a rules version no release wrote": ("cego", lambda envs: envs[2].__setitem__("rules", 2**63), None),
     "an event type the game does not have": ("onion", lambda envs: envs[3].__setitem__("type", "Teleported"), None),
+    # (written as a list or an object, neither could be looked up among the review events' types or the rules
+    # versions folded: the import was a 500)
+    "an event type written as an object": ("cego", lambda envs: envs[3].__setitem__("type", {"a": 1}), None),
+    "a rules version written as a list": ("cego", lambda envs: envs[2].__setitem__("rules", ["2"]), None),
     "a private part of the wrong shape": (
         "dalmuti",
         lambda envs: _first(envs, "HandDealt").__setitem__("private", {"0": {"hand": "all of them"}}),
