@@ -367,7 +367,9 @@ class Records:
             types = [_read(row).get("type") for row in rows[1:]]
         except Exception:  # noqa: BLE001 - verify_export names what cannot be read
             return
-        _check_review_authority([v for v, t in enumerate(types, start=1) if t in tables.REVIEW_EVENTS], viewer)
+        # (a type that is no string, a list say, is no review event: verify_export refuses it)
+        review = [v for v, t in enumerate(types, start=1) if isinstance(t, str) and t in tables.REVIEW_EVENTS]
+        _check_review_authority(review, viewer)
         game_id = header.get("game_id") if isinstance(header, dict) else None
         if isinstance(game_id, str) and ids.is_game_id(game_id):
             self._check_free(game_id)
@@ -461,7 +463,8 @@ class Records:
         it would fail.  A log written before the card notation (its cards the rules' values) is checked for
         its envelopes only."""
         game = envs[0]["data"].get("game")
-        folds = {registry.get(game).RULES_VERSION, *getattr(registry.get(game), "FOLDS_RULES", ())}
+        # a list: a rules version written as a list or an object is looked up by equality, and refused
+        folds = [registry.get(game).RULES_VERSION, *getattr(registry.get(game), "FOLDS_RULES", ())]
         checks = catalogue.event_checks(game) if envs[0]["data"].get("cards") == "codes" else None
         for env in envs:
             members = (
