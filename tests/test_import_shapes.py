@@ -9,9 +9,14 @@ Every event is now checked against the game's published event schemas (``GET /ga
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 
 import pytest
+
+from events.envelope import GENESIS, loads
+from service.core.verify import verify_export
 
 from .conftest import bearer
 from .helpers import create, play_http
@@ -99,3 +104,38 @@ def test_a_forged_log_of_the_wrong_shape_is_refused_and_nothing_is_written(clien
     for path in ("", "/events", "/replay?version=1"):
         assert client.get(f"/games/{new_id}{path}", headers=integrator).status_code == 404
     assert client.get(f"/games/{new_id}", headers=bearer("st_nothing")).status_code in (401, 404)
+
+
+def _canonical(value) -> bytes:
+    """The chain's canonical JSON (keys sorted, no white space, UTF-8), written without orjson's depth limit."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def test_a_forged_log_nested_deeper_than_the_chain_can_hash_is_a_422_not_a_500(client, integrator):
+    """A forger computes a chain with any JSON writer: a line nested 300 levels deep, whose hash orjson
+    cannot recompute (it writes at most 255 levels), made the import a 500 and ``naipes verify`` a
+    traceback.  It is refused as any other malformed log is, and nothing is written."""
+    lines = exported(client, integrator, "cego", seed=3)
+    header, envs = loads(lines[0]), [loads(x) for x in lines[1:]]
+    new_id = f"deep-{random.randrange(10**9)}"
+    deep: object = 0
+    for _ in range(300):
+        deep = [deep]
+    envs[3]["data"] = {**envs[3]["data"], "deep": deep}
+    prev = GENESIS
+    for env in envs:
+        env.update(game_id=new_id, prev_hash=prev)
+        body = {k: v for k, v in env.items() if k != "hash"}
+        env["hash"] = prev = hashlib.sha256(prev.encode() + _canonical(body)).hexdigest()
+    header = {**header, "game_id": new_id, "version": len(envs), "head_hash": prev}
+    body = b"\n".join(_canonical(x) for x in [header, *envs]) + b"\n"
+    r = client.post("/games/import", data=body, headers={**integrator, **NDJSON})
+    assert r.status_code == 422 and r.mimetype == "application/problem+json", (r.status_code, r.get_json())
+    assert r.get_json()["type"].endswith("bad-export"), r.get_json()
+    assert client.get(f"/games/{new_id}", headers=integrator).status_code == 404
+    report = verify_export(body.splitlines())  # what naipes verify runs: a finding, not a crash
+    assert not report["ok"] and report["problems"], report["problems"]
+    # the header's outcome nested as deep: the same
+    header = {**header, "outcome": deep}
+    plain = b"\n".join(_canonical(x) for x in [header]) + b"\n" + b"\n".join(lines[1:]) + b"\n"
+    assert not verify_export(plain.splitlines())["ok"]
