@@ -61,6 +61,17 @@ def verify_export(lines: Iterable[bytes | str | dict], progress: Callable[[int],
         }
     if not envs or not all(isinstance(e, dict) for e in envs):
         return {"ok": False, "problems": ["the file holds no events"], "header": header, "events": [], "chain": None}
+    # no line nested past what any log holds: its hash could not be recomputed (the canonical JSON writer
+    # stops at 255 levels), and the checks below would fail on it rather than report it
+    deep = next((i for i, line in enumerate([header, *envs], start=1) if _deeper_than(line, MAX_DEPTH)), None)
+    if deep is not None:
+        return {
+            "ok": False,
+            "problems": [f"line {deep} is nested more than {MAX_DEPTH} levels deep: no log of a game is"],
+            "header": header,
+            "events": [],
+            "chain": None,
+        }
     # 1. the chain
     chain = verify_chain(envs)
     if not chain["ok"]:
@@ -118,6 +129,21 @@ def verify_export(lines: Iterable[bytes | str | dict], progress: Callable[[int],
         "reveals": reveals,
         "outcome": tables.outcome(table) if table is not None else None,
     }
+
+
+MAX_DEPTH = 64  # arrays and objects nested in one another in a line (as in a request body: service/web/bodies.py)
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests arrays and objects more than ``limit`` deep (walked without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth >= limit:
+                return True
+            stack.extend((v, depth + 1) for v in (node.values() if isinstance(node, dict) else node))
+    return False
 
 
 def _norm(value: Any) -> Any:
