@@ -421,3 +421,48 @@ def test_an_export_of_a_game_imported_unsealed_does_not_carry_this_services_seal
     assert back.status_code == 201 and back.get_json()["provenance"]["sealed"] is True, back.get_json()
     resealed, _ = _export(client, integrator, gid)
     assert records.seal_holds(public, resealed["seal"], gid, resealed["version"], resealed["head_hash"])
+
+
+def test_another_process_reading_an_import_before_its_owner_is_written_does_not_keep_it_native(
+    client, service, integrator, monkeypatch
+):
+    """An import writes its game's owner and origin just after its events.  Another process (another web
+    worker) that reads the game in that moment (the forger can ask for its own id as fast as it likes) kept
+    the context it found for good: there, the forged log showed as made here (``provenance`` native), its
+    imported review events as rulings of this service in the audit, and the importing key lost its game."""
+    from service.core.naipes import Naipes
+
+    from .conftest import API_KEY
+
+    other = Naipes(service.redis, api_keys=[API_KEY], max_search_games=0)  # a second process's application
+    gid = create(client, integrator, game="cego", players=CEGO, options={"rounds": 1})["id"]
+    header, envs = _export(client, integrator, gid)
+    noted = [*envs, _extra(envs, "NoteAdded", {"at_version": 1, "text": "ruled fair"}, actor="reviewer:house")]
+    fresh = secrets.token_hex(8)
+    body = _reseal(header, noted, fresh)
+    meta = f"naipes:{{{fresh}}}:meta".encode()
+    command, execute = service.redis.execute_command, redis.client.Pipeline.execute
+
+    def race() -> None:  # the other process reads the game between its events and its owner
+        if service.store.exists(fresh):
+            other.visibility.context(fresh)
+
+    def racing_command(*args, **kwargs):
+        if args[0] == "HSET" and str(args[1]).encode() == meta:
+            race()
+        return command(*args, **kwargs)
+
+    def racing_pipeline(pipe, *args, **kwargs):
+        if any(c[0] == "HSET" and str(c[1]).encode() == meta for c, _ in pipe.command_stack):
+            race()
+        return execute(pipe, *args, **kwargs)
+
+    monkeypatch.setattr(service.redis, "execute_command", racing_command)
+    monkeypatch.setattr(redis.client.Pipeline, "execute", racing_pipeline)
+    importer = _key(service, "games", "review")
+    r = client.post("/games/import", data=body, headers={**importer, **NDJSON})
+    monkeypatch.undo()
+    assert r.status_code == 201, r.get_json()
+    assert other.visibility.provenance(fresh)["kind"] == "imported"
+    assert [e["authority"] for e in other.records.audit(fresh)["review"]] == ["imported"]
+    assert other.visibility.context(fresh).owner is not None
