@@ -85,7 +85,11 @@ class Visibility:
             round_tables=int(extra.get("tables", 1)),
             origin=meta.get("origin"),
         )
-        if extra.get("complete", True):
+        # kept once complete, and once the game's meta is written: an import writes it just after its events,
+        # and a context read by another process in between (no owner, no origin: an imported log taken for
+        # one made here) would be kept for good (a game with no meta at all, made by a library caller
+        # without an owner, is read again)
+        if extra.get("complete", True) and (meta or extra):
             with self._lock:
                 if self._meta_writes == writes:  # (a write since the read above: what it read may be older)
                     self._contexts[game_id] = ctx
