@@ -1467,3 +1467,26 @@ def test_fold_10000_events_fast():
         fold(st0, log)
         best = min(best, time.perf_counter() - t)
     assert best < 0.1, best
+
+
+def test_the_merchants_exchange_tells_nothing_of_the_next_deal_in_duplicate_play():
+    """In duplicate play every command of a deal gets the same seed, the one that shuffles the next deal
+    (``domain.table.deal_seed``: one per deal, so that every table of a round is dealt alike, whichever
+    move ends the hand).  The Merchants' exchange drew its random card from that very generator: the card
+    a Merchant gave away told him the last card of the next deck (about 1.7 bits of it), at every table
+    of the round.  Over many seeds, the card drawn and the next deck's last card are independent."""
+    import math
+
+    _, st, _ = _taxes_start(6, merchant_exchange=True)
+    top, other = st["order"][2], st["order"][3]
+    pairs = []
+    for seed in range(2000):
+        drawn = D.decide(st, {"type": "merchant_exchange", "with": other, "seat": top, "seed": seed})
+        gave = drawn[0]["private"][str(top)]["gave"][0]
+        # the deal a command of this seed makes (the first one's here: its seating draw has its own stream)
+        dealt = next(e for e in D.decide(new(6), {"type": "start", "seat": None, "seed": seed}) if e.get("private"))
+        pairs.append((gave, dealt["private"]["deal"]["deck"][-1]))
+    n = len(pairs)
+    both, first, last = Counter(pairs), Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+    information = sum(c / n * math.log2(c * n / (first[a] * last[b])) for (a, b), c in both.items())
+    assert information < 0.2, f"the card drawn tells {information:.2f} bits of the next deck's last card"
