@@ -29,7 +29,10 @@ names:
     ``command`` is a dict: ``{"type": ..., "seat": int | None, "seed": int,
     ...move fields}``.  ``seat`` is ``None`` for system commands (``start``).
     ``seed`` is fresh randomness from the caller; it is only ever used to
-    shuffle, and the shuffled result is written into the events.  Raises
+    shuffle, and the shuffled result is written into the events.  In
+    duplicate play every command of a deal gets the seed that shuffles the
+    next deal: any other draw takes a stream of its own (``rng(f"<use>:{seed}")``),
+    never ``rng(seed)``, which would tell that deal's cards.  Raises
     :class:`RuleViolation` when the command breaks a rule.
 ``evolve(state, event) -> state``
     Pure: never mutates ``state``; shares unchanged parts (copy only what

@@ -74,7 +74,9 @@ def _d_exchange(state: dict, command: dict) -> list[dict]:
         merchants = state["order"][2:-2]
         if other == seat or other not in merchants:
             raise RuleViolation("not-a-merchant", "the exchange must be made with another Merchant")
-        r = rng(int_field(command, "seed"))
+        # a stream of its own: in duplicate play every command of a deal gets the seed that shuffles the next
+        # deal (domain.table.deal_seed), and the card drawn from that generator told the next deck's cards
+        r = rng(f"merchants:{int_field(command, 'seed')}")
         mine = r.choice(state["hands"][seat])
         theirs = r.choice(state["hands"][other])
         out.emit(
