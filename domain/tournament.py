@@ -39,6 +39,7 @@ written into ``TournamentFinished`` are those of the moment it ended.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import math
@@ -485,6 +486,14 @@ def round_robin_schedule(
     return plan
 
 
+@functools.lru_cache(maxsize=16)
+def _schedule(players: tuple, low: int, high: int, rounds: int, seed: int | str, equal: bool) -> list[dict]:
+    """:func:`round_robin_schedule`, kept for the tournaments paired last: every round of a tournament reads
+    its own round off the same whole schedule, which costs a 512-player tournament about a second to plan.
+    Shared between its callers: read it, never change it."""
+    return round_robin_schedule(list(players), low, high, rounds, seed, equal=equal)
+
+
 def _regroup(
     players: list[str],
     sizes: list[int],
@@ -597,7 +606,7 @@ def pair_round(state: dict, round_no: int) -> dict:
     # round robin and duplicate: the whole schedule of the registered players,
     # planned at once; withdrawn players leave their seats empty, and a round
     # whose tables fall out of the allowed sizes is seated again.
-    plan = round_robin_schedule(state["players"], low, high, state["rounds"], seed, equal=equal)
+    plan = _schedule(tuple(state["players"]), low, high, state["rounds"], seed, equal)
     gone = set(state["withdrawn"])
     groups = byes = None
     if round_no <= len(plan):
