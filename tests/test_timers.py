@@ -453,6 +453,47 @@ def test_views_show_deadlines_and_time_banks(client, integrator):
     assert after["bank"][str(seat)] == 22.0  # moved within turn_seconds: bank kept, increment added
 
 
+def _wait_past(moment: float) -> None:
+    while time.time() <= moment + 0.02:
+        time.sleep(0.02)
+
+
+def test_a_move_after_its_seats_deadline_is_refused_and_the_seat_timed_out_then_and_there(client, integrator):
+    """No worker runs here.  A move that comes after its seat's deadline (its turn, then its bank) is
+    refused, 409 turn-expired, and the seats whose time is up are timed out by the refusal itself, as a
+    worker would: no move is ever stored after its seat's deadline.  A move after the turn's time but
+    within the bank is a move in time, its overrun charged to the bank."""
+    g = create(client, integrator, options={"turn_seconds": 0.2, "bank_seconds": 0.6, "hands": 1})
+    toks = tokens(g)
+    view = client.get(f"/games/{g['id']}").get_json()
+    seat = view["to_act"][0]
+    move = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(toks[seat])).get_json()["moves"][0]
+    _wait_past(parse_time(view["updated_at"]) + 0.25)  # past the turn's 0.2 s, within the bank's 0.6
+    r = client.post(f"/games/{g['id']}/moves", json=move, headers=bearer(toks[seat]))
+    assert r.status_code == 201, r.get_json()
+    after = client.get(f"/games/{g['id']}").get_json()
+    assert 0.3 <= after["bank"][str(seat)] < 0.6  # the overrun past the turn's time charged
+
+    late = [s for s in after["to_act"] if s != seat][0]
+    deadline = after["deadlines"][str(late)]
+    move = client.get(f"/games/{g['id']}/legal-moves", headers=bearer(toks[late])).get_json()["moves"][0]
+    _wait_past(parse_time(deadline))
+    r = client.post(f"/games/{g['id']}/moves", json=move, headers=bearer(toks[late]))
+    problem = r.get_json()
+    assert r.status_code == 409 and problem["type"].endswith(":turn-expired"), problem
+    assert problem["deadline"] == deadline and f"seat {late}" in problem["detail"]
+    found, events = timeouts(client, integrator, g["id"])
+    assert late in [e["data"]["seat"] for e in found]  # timed out by the refusal, no worker running
+    assert all(e["actor"] == "worker" for e in found)
+    moved_late = [
+        e
+        for e in events
+        if e["actor"] == f"seat:{late}" and parse_time(e["time"]) > parse_time(deadline) and e["version"] > 1
+    ]
+    assert not moved_late
+    assert client.get(f"/games/{g['id']}").get_json()["version"] == events[-1]["version"]
+
+
 def test_timing_options_are_validated(client, integrator):
     r = client.post(
         "/games", json={"game": "dalmuti", "players": list("abcd"), "options": {"turn_seconds": -1}}, headers=integrator

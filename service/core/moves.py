@@ -100,6 +100,13 @@ class Moves:
                         continue
                 raise rule_problem(exc, acting=seat in facts.to_act(table)) from None
             stamp = now_iso()
+            if self.late(table, seat, stamp, actor):
+                if attempt == 0:  # a cached table may be behind: the seat's clock read again
+                    current = self.naipes.tables.table(game_id)
+                    if current["version"] != table["version"]:
+                        table = current
+                        continue
+                self._expired(game_id, table, seat)
             envs, new_table = self.naipes.appender.append_events(
                 game_id, table, decided, actor=actor or f"seat:{seat}", stamp=stamp
             )
@@ -136,6 +143,33 @@ class Moves:
                 return self._replayed(result, fingerprint)
             return response
         raise ProblemError(409, "Too much contention", "the game kept changing; try again", "contention")
+
+    @staticmethod
+    def late(table: dict, seat: int, stamp: str, actor: str | None) -> bool:
+        """Whether a person's move comes after its seat's deadline (its turn and bank spent): the move would
+        be stamped after it.  A bot's deadline is its turn's start (the workers make its move at once)."""
+        if (actor or "").startswith("bot:"):
+            return False
+        deadline = ((table.get("clock") or {}).get(str(seat)) or {}).get("deadline")
+        return deadline is not None and tables.epoch(stamp) > deadline
+
+    def _expired(self, game_id: str, table: dict, seat: int) -> None:
+        """Refuse a move that came after its seat's deadline, once the seats whose time is up are timed
+        out here (what a worker does when their deadlines fall due; the first to append wins, the other
+        appends nothing).  No move is stored after its seat's deadline: the log shows the timeout instead."""
+        deadline = table["clock"][str(seat)]["deadline"]
+        try:
+            self.naipes.deadlines.enforce_due(game_id, table["version"], table=table)
+        except Exception:  # the workers time the seat out when its deadline's entry comes up
+            log.exception("could not time out the seats of game %s at version %s", game_id, table["version"])
+        raise ProblemError(
+            409,
+            "Time is up",
+            f"seat {seat}'s time for this decision ran out at {facts.iso(deadline)}: its timeout move is made "
+            "instead (the game's rules notes say which); read the game again",
+            "turn-expired",
+            deadline=facts.iso(deadline),
+        )
 
     @staticmethod
     def values(game: str, move: dict) -> dict:

@@ -112,6 +112,9 @@ PROBLEM_TYPES: dict[str, str] = {
     "name-taken": "409: another seat of the game has this player's name.",
     "game-not-finished": "409: a rematch follows a finished game; this one is still being played.",
     "game-frozen": "409: a reviewer froze the game; moves wait for an unfreeze adjudication.",
+    "turn-expired": "409: the seat's time for this decision (its turn, then its bank) ran out at `deadline` before "
+    "the move came: its timeout move is made instead, and no move is stored after its seat's deadline; read the "
+    "game again.",
     "version-mismatch": "412: If-Match names a version the game is no longer at (`current_version` is where it "
     "is); read the game again before moving.",
     "idempotency-key-reused": "422: the Idempotency-Key was used before with a different move.",
