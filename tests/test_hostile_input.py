@@ -196,6 +196,28 @@ def test_if_match_takes_only_ascii_digits_of_sane_length(client, integrator, gam
     assert r.status_code == 201, r.get_json()
 
 
+def test_a_body_with_a_content_coding_is_a_415_naming_it_and_changes_nothing(client, integrator, game):
+    """The service reads bodies as sent: a gzip body is no JSON to read, and a plain body under a header
+    that calls it gzip is not taken at its word either way (the move's fast path included)."""
+    import gzip
+
+    _, auth = seat_to_act(client, game)
+    gid = game["id"]
+    before = head(client, integrator, gid)
+    move = client.get(f"/games/{gid}/legal-moves", headers=auth).get_json()["moves"][0]
+    plain = json.dumps(move).encode()
+    for body, coding in ((gzip.compress(plain), "gzip"), (plain, "gzip"), (plain, "br, gzip")):
+        r = post_raw(client, f"/games/{gid}/moves", body, {**auth, "Content-Encoding": coding})
+        problem(r, 415, f"Content-Encoding {coding}")
+        assert r.headers["Accept-Encoding"] == "identity"
+    creation = json.dumps({"game": "dalmuti", "players": PLAYERS}).encode()
+    r = post_raw(client, "/games", gzip.compress(creation), {**integrator, "Content-Encoding": "gzip"})
+    problem(r, 415, "Content-Encoding gzip")
+    assert head(client, integrator, gid) == before
+    r = post_raw(client, f"/games/{gid}/moves", plain, {**auth, "Content-Encoding": "identity"})
+    assert r.status_code == 201, r.get_json()
+
+
 @pytest.mark.parametrize(("hand", "status"), [(10**30, 400), (2**63 - 1, 422), (10**9, 422), (-1, 422)])
 def test_an_adjudicated_hand_is_within_what_a_game_can_have(client, integrator, game, hand, status):
     before = head(client, integrator, game["id"])

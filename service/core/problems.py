@@ -47,7 +47,8 @@ PROBLEM_TYPES: dict[str, str] = {
     "invalid-request": "422: the body or the query does not fit the operation's schema; `errors` holds the "
     "messages field by field.",
     "unsupported-media-type": "415: the body is not of the type the operation reads (application/json; "
-    "application/x-ndjson for an import); the detail names the type expected.",
+    "application/x-ndjson for an import), or is sent with a content coding (`Content-Encoding: gzip`: bodies are "
+    "read uncompressed); the detail names the type expected, or the coding.",
     "payload-too-large": "413: the body is over the size the operation takes.",
     "uri-too-long": "414: the URL is too long.",
     "request-header-fields-too-large": "431: the request's headers are too large.",

@@ -184,6 +184,23 @@ def _json_body_type():
     )
 
 
+def _content_coding():
+    """A body is read as sent: one with a content coding (``Content-Encoding: gzip``) is a 415 naming
+    it (RFC 9110, 15.5.16), rather than its compressed bytes read as JSON, or a header that says one thing
+    of a body that is another taken at its word."""
+    coding = request.headers.get("Content-Encoding", "").strip()
+    if not coding or coding.lower() == "identity" or not request.get_data(cache=True):
+        return
+    raise ProblemError(
+        415,
+        "Unsupported Media Type",
+        f"request bodies are read without a content coding: send it uncompressed, with no Content-Encoding (got "
+        f"Content-Encoding {coding[:100]})",
+        "unsupported-media-type",
+        headers={"Accept-Encoding": "identity"},
+    )
+
+
 def _sent_credential() -> bool:
     """Whether the request carried a bearer credential (the stream also takes one as ?token=)."""
     scheme, _, value = request.headers.get("Authorization", "").partition(" ")
@@ -250,6 +267,7 @@ def create_app(service: Naipes | None = None, redis_url: str | None = None, *, r
     # after the rate limits (and the refusal of revoked keys) and the timing hook, in this order: the
     # operation's credential, then the body's type, then its JSON, then (in the route) its schema
     app.before_request(check_credential)
+    app.before_request(_content_coding)
     app.before_request(_json_body_type)
     app.before_request(_strict_body)
     app.after_request(_challenge)  # after_request hooks run last registered first: on the final response

@@ -166,6 +166,7 @@ class HotPath:
         if (
             mimetype != "application/json"
             or environ.get("HTTP_TRANSFER_ENCODING")
+            or environ.get("HTTP_CONTENT_ENCODING")
             or not _LENGTH.fullmatch(length)
             or not 0 < int(length) <= limit
         ):
