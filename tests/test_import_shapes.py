@@ -82,6 +82,13 @@ CASES = {
     # versions folded: the import was a 500)
     "an event type written as an object": ("cego", lambda envs: envs[3].__setitem__("type", {"a": 1}), None),
     "a rules version written as a list": ("cego", lambda envs: envs[2].__setitem__("rules", ["2"]), None),
+    # (a time is shown as it is, and a timed game's clocks are folded from it)
+    "an event time that is no timestamp": ("cego", lambda envs: envs[3].__setitem__("time", "yesterday"), "its time"),
+    "an event time outside UTC": (
+        "onion",
+        lambda envs: envs[2].__setitem__("time", "2026-11-29T06:00:00.000+05:00"),
+        "its time",
+    ),
     "a private part of the wrong shape": (
         "dalmuti",
         lambda envs: _first(envs, "HandDealt").__setitem__("private", {"0": {"hand": "all of them"}}),

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from domain import registry, wire
 from domain import table as tables
-from events.envelope import dumps, loads, now_iso
+from events.envelope import dumps, loads, now_iso, parse_time
 from events.store import VersionConflict
 from service.core import catalogue, facts, ids
 from service.core.appending import MAX_RETRIES
@@ -63,6 +63,18 @@ def longest_game(game: str, players: int, options: dict) -> int:
         seats = max(seats, registry.get(game).MAX_PLAYERS)
     moves = units * MOVES_PER_SEAT_AND_UNIT * seats
     return min(MAX_IMPORT_EVENTS, 2 * moves + EVENTS_PER_UNIT * units + TABLE_SLACK)
+
+
+def _timestamp(value: str) -> bool:
+    """An envelope's time as the service writes it: ISO 8601, in UTC (``Z`` or ``+00:00``).  A log's times
+    are shown as they are (the audit, the views' deadlines) and a timed game's clocks are folded from them."""
+    if len(value) > 40 or not (value.endswith("Z") or value.endswith("+00:00")):
+        return False
+    try:
+        parse_time(value)
+    except (ValueError, OverflowError):
+        return False
+    return True
 
 
 def _refused_event(env: dict, why: str) -> ProblemError:
@@ -476,6 +488,8 @@ class Records:
             for name, kind in members:
                 if not isinstance(env.get(name), kind):
                     raise _refused_event(env, f"its {name} is not a {kind.__name__}")
+            if not _timestamp(env["time"]):
+                raise _refused_event(env, f"its time {env['time'][:40]!r} is not an ISO 8601 timestamp in UTC")
             if env.get("rules") is not None and env["rules"] not in folds:
                 raise _refused_event(env, f"rules version {str(env['rules'])[:20]!r} is not one of {sorted(folds)}")
             if "private" in env and not isinstance(env["private"], dict):
