@@ -292,14 +292,22 @@ def _after_fault(at: float) -> str:
     return f" (last fault before it: {kind}, {at - t:.1f} s earlier)"
 
 
-def deadline_overruns(events: list[dict], end_time: float, tolerance: float) -> tuple[int, list[float]]:
+def deadline_overruns(events: list[dict], end_time: float, tolerance: float) -> tuple[int, list[float], int]:
     """Seats whose deadline passed more than ``tolerance`` before the next event
-    (or before ``end_time``); and the lateness of every enforced deadline."""
+    (or before ``end_time``); the lateness of every enforced deadline; and the seats' moves stamped
+    after their seat's deadline (refused by the service: none may be stored)."""
     table = None
     missed = 0
     lateness = []
+    moved_late = 0
     for env in events:
         t = parse_time(env["time"])
+        actor = env.get("actor", "")
+        if table is not None and actor.startswith("seat:"):
+            d = table["clock"].get(actor[5:], {}).get("deadline")
+            if d is not None and t > d:
+                moved_late += 1
+                MISSES.append(f"game {env['game_id']} {actor}: moved at version {env['version']}, {t - d:.3f} s late")
         for seat, d in _overdue(table, t, tolerance):
             missed += 1
             MISSES.append(
@@ -318,7 +326,7 @@ def deadline_overruns(events: list[dict], end_time: float, tolerance: float) -> 
             f"game {events[-1]['game_id']} seat {seat}: deadline {d:.3f} passed, no event after "
             f"version {events[-1]['version']} by the end of the run"
         )
-    return missed, lateness
+    return missed, lateness, moved_late
 
 
 def check(bots: list[Bot], base: str, end_time: float, tolerance: float, redis_url: str) -> dict:
@@ -336,6 +344,7 @@ def check(bots: list[Bot], base: str, end_time: float, tolerance: float, redis_u
         "duplicates": 0,
         "deadlines_enforced": 0,
         "deadlines_missed": 0,
+        "moves_after_deadline": 0,
         "lateness_max": 0.0,
         "stalls": 0,
         "client_retries": 0,
@@ -370,8 +379,9 @@ def check(bots: list[Bot], base: str, end_time: float, tolerance: float, redis_u
                 accounted.update(hashes)
         # every seat's event in the log belongs to a 2xx answer: none was applied twice
         figures["duplicates"] += sum(1 for e in events if e["actor"].startswith("seat:") and e["hash"] not in accounted)
-        missed, lateness = deadline_overruns(events, end_time, tolerance)
+        missed, lateness, moved_late = deadline_overruns(events, end_time, tolerance)
         figures["deadlines_missed"] += missed
+        figures["moves_after_deadline"] += moved_late
         figures["deadlines_enforced"] += len(lateness)
         if lateness:
             figures["lateness_max"] = max(figures["lateness_max"], max(lateness))
@@ -496,7 +506,8 @@ def main() -> None:
     print(
         f"turns left to the deadline worker: {figures['stalls']}  "
         f"deadlines enforced: {figures['deadlines_enforced']}  deadlines missed: {figures['deadlines_missed']}  "
-        f"max lateness: {figures['lateness_max']} s (tolerance {args.tolerance} s)"
+        f"max lateness: {figures['lateness_max']} s (tolerance {args.tolerance} s)  "
+        f"moves stored after their seat's deadline: {figures['moves_after_deadline']}"
     )
     if LATE:
         late = sorted(x for x, _ in LATE)

@@ -28,4 +28,5 @@ def test_games_survive_killed_workers_and_a_redis_restart():
     assert figures["moves_lost"] == 0, figures
     assert figures["duplicates"] == 0, figures
     assert figures["deadlines_missed"] == 0, figures
+    assert figures["moves_after_deadline"] == 0, figures  # a late move is refused, its seat timed out
     assert figures["ends_untold"] == 0, figures  # an end its process did not tell stays marked for the workers
