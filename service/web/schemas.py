@@ -59,6 +59,9 @@ class ProblemSchema(ma.Schema):
         }
     )
     current_version = fields.Integer(metadata={"description": "For version mismatches: the game's version"})
+    deadline = fields.String(
+        metadata={"description": "turn-expired: when the seat's time for the decision ran out (ISO 8601, UTC)"}
+    )
     errors = fields.Dict(metadata={"description": "Field-by-field validation messages"})
     limit = fields.Integer(
         metadata={
