@@ -466,3 +466,51 @@ def test_another_process_reading_an_import_before_its_owner_is_written_does_not_
     assert other.visibility.provenance(fresh)["kind"] == "imported"
     assert [e["authority"] for e in other.records.audit(fresh)["review"]] == ["imported"]
     assert other.visibility.context(fresh).owner is not None
+
+
+def test_an_export_made_while_an_unsealed_import_is_being_written_does_not_carry_this_services_seal(
+    client, service, integrator, monkeypatch
+):
+    """An import appends its events, then writes the game's origin (whether this service sealed the log).
+    An export made in between found no origin and took the game for one made here: the forged log came out
+    sealed, its seal holding against GET /seal-key.  A key that may export any game (``review``) can ask for
+    its own import's id as fast as it likes, and a failed write of the origin left the game so for good."""
+    from service.core.naipes import Naipes
+
+    from .conftest import API_KEY
+
+    other = Naipes(service.redis, api_keys=[API_KEY], max_search_games=0)  # another process's application
+    gid = _played(client, integrator)
+    header, envs = _export(client, integrator, gid)
+    fresh = secrets.token_hex(8)
+    body = _reseal(header, envs, fresh)
+    meta = f"naipes:{{{fresh}}}:meta".encode()
+    command, execute = service.redis.execute_command, redis.client.Pipeline.execute
+    exported: list[dict] = []
+
+    def race() -> None:  # the other process exports the game between its events and its origin
+        if service.store.exists(fresh) and not exported:
+            exported.append(loads(next(iter(other.records.export_lines(fresh)))))
+
+    def racing_command(*args, **kwargs):
+        if args[0] == "HSET" and str(args[1]).encode() == meta:
+            race()
+        return command(*args, **kwargs)
+
+    def racing_pipeline(pipe, *args, **kwargs):
+        if any(c[0] == "HSET" and str(c[1]).encode() == meta for c, _ in pipe.command_stack):
+            race()
+        return execute(pipe, *args, **kwargs)
+
+    monkeypatch.setattr(service.redis, "execute_command", racing_command)
+    monkeypatch.setattr(redis.client.Pipeline, "execute", racing_pipeline)
+    importer = _key(service, "games", "review")
+    r = client.post("/games/import", data=body, headers={**importer, **NDJSON})
+    monkeypatch.undo()
+    assert r.status_code == 201 and r.get_json()["provenance"]["sealed"] is False, r.get_json()
+    assert exported, "the race did not run"
+    public = client.get("/seal-key").get_json()["public_key"]
+    raced = exported[0]
+    assert not records.seal_holds(public, raced.get("seal"), raced["game_id"], raced["version"], raced["head_hash"])
+    again, _ = _export(client, integrator, fresh)
+    assert again["seal"] is None
