@@ -25,6 +25,7 @@ from service.core.house_secret import HouseSecret
 from service.core.identity import Viewer
 from service.core.seats import rematch_reservation
 from service.core.verify import EXPORT_FORMAT, verify_export
+from service.core.visibility import IMPORTING
 
 if TYPE_CHECKING:
     from service.core.naipes import Naipes
@@ -259,8 +260,11 @@ class Records:
         elsewhere, or rewritten) is exported with none (``null``), so that an import does not launder a log
         into one this service vouches for."""
         table = self.naipes.tables.table(game_id, fresh=True)  # one version: the header and the lines agree on it
-        origin = self.naipes.visibility.context(game_id).origin
-        vouched = not origin or origin.get("sealed") is True
+        # read after the table, from the store: an import marks its game before its events and writes its
+        # origin after them, so an export in between (or after a failed write of the origin) finds the mark
+        meta = self.naipes.visibility.meta(game_id)
+        origin = meta.get("origin")
+        vouched = origin.get("sealed") is True if origin else IMPORTING not in meta
         yield (
             dumps(
                 {
@@ -347,6 +351,8 @@ class Records:
                 # this attempt's own key: the store answers its own append sent again as made, and another
                 # import of the same log (the same bytes) as a conflict
                 attempt = f"import:{secrets.token_hex(8)}"
+                if not origin["sealed"]:  # before the events: no export seals them meanwhile
+                    self.naipes.visibility.mark_import(game_id)
                 self.naipes.store.append(game_id, 0, envs, snapshot=dumps(table), idempotency_key=attempt)
             except VersionConflict:
                 raise ProblemError(

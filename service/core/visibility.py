@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("naipes.visibility")
 
+# a field of a game's meta written before an import appends its events (:meth:`Visibility.mark_import`)
+IMPORTING = "importing"
+
 
 class Visibility:
     """Applies :func:`service.core.sight.decide` to a caller and a game."""
@@ -53,6 +56,12 @@ class Visibility:
         with self._lock:
             self._contexts.pop(game_id, None)
             self._meta_writes += 1
+
+    def mark_import(self, game_id: str) -> None:
+        """Write, before an import without this service's seal appends its events, that the game's log comes
+        from elsewhere: until its origin is written (just after the events), an export finds the mark and does
+        not seal the log, and a context read in between is not kept (:meth:`context`)."""
+        self.naipes.redis.hset(key(game_id, "meta"), IMPORTING, "1")
 
     def new_game_meta(self, game_id: str, *, owner: str | None, tournament: str | None) -> Callable[[Any], None]:
         """:meth:`write_meta` for a game made here under an id drawn for it, which no process knows before
@@ -89,7 +98,8 @@ class Visibility:
         # and a context read by another process in between (no owner, no origin: an imported log taken for
         # one made here) would be kept for good (a game with no meta at all, made by a library caller
         # without an owner, is read again)
-        if extra.get("complete", True) and (meta or extra):
+        settled = any(name != IMPORTING for name in meta)  # (the import's mark alone: its origin is not written yet)
+        if extra.get("complete", True) and (settled or extra):
             with self._lock:
                 if self._meta_writes == writes:  # (a write since the read above: what it read may be older)
                     self._contexts[game_id] = ctx
