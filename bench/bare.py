@@ -7,13 +7,12 @@ gunicorn configuration as naipes (``service/web/gunicorn_conf.py``).
 
 from __future__ import annotations
 
-import json
 import os
-import queue
-import threading
 
 import redis
 from flask import Flask, Response, jsonify, request
+
+from bench.bare_push import Feed
 
 app = Flask("bare")
 client = redis.Redis.from_url(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
@@ -38,63 +37,12 @@ def legal(game_id):
 # stream.  Each web process holds one subscription for every game, as naipes's feed does; no rules, no
 # hashes, no views: what is left is gunicorn, Flask, redis-py, the publish and the stream's write.
 
-SEATS = 5
-MOVES_PER_GAME = 170  # about a one-hand Dalmuti game's moves
-_streams: dict[tuple[str, int], queue.Queue] = {}  # (game, seat) -> its stream's messages, in this process
-_listening: list[bool] = []
-_starting = threading.Lock()
-_subscribed = threading.Event()  # set once Redis confirmed the subscription: a push before it would be lost
-
-
-def _listen() -> None:
-    """The process's one subscription: every game's pushes, each handed to the stream of its seat here."""
-    pubsub = client.pubsub()
-    pubsub.psubscribe("bare:push:*")
-    for message in pubsub.listen():
-        if message["type"] == "psubscribe":
-            _subscribed.set()
-            continue
-        if message["type"] != "pmessage":
-            continue
-        game_id = message["channel"].decode().removeprefix("bare:push:")
-        turn = int(message["data"])
-        seats = range(SEATS) if turn >= MOVES_PER_GAME else (turn % SEATS,)
-        for seat in seats:
-            q = _streams.get((game_id, seat))
-            if q is not None:
-                q.put(turn)
-
-
-def _state(turn: int) -> bytes:
-    return b"event: state\ndata: " + json.dumps({"turn": turn, "finished": turn >= MOVES_PER_GAME}).encode() + b"\n\n"
+_feed = Feed(client)
 
 
 @app.get("/push/<game_id>/stream")
 def push_stream(game_id):
-    seat = int(request.args["seat"])
-    with _starting:
-        if not _listening:
-            _listening.append(True)
-            threading.Thread(target=_listen, daemon=True).start()
-    # the turn is read once the subscription holds (the first streams of a process opened before it did
-    # missed the pushes in between, and their game stalled)
-    _subscribed.wait(10)
-    q = _streams[(game_id, seat)] = queue.Queue()
-    turn = int(client.get(f"bare:{{{game_id}}}:turn") or 0)
-
-    def events():
-        try:
-            if turn % SEATS == seat or turn >= MOVES_PER_GAME:
-                yield _state(turn)
-            while True:
-                now = q.get(timeout=30)
-                yield _state(now)
-                if now >= MOVES_PER_GAME:
-                    return
-        finally:
-            _streams.pop((game_id, seat), None)
-
-    return Response(events(), mimetype="text/event-stream")
+    return Response(_feed.open(game_id, int(request.args["seat"])), mimetype="text/event-stream")
 
 
 @app.post("/push/<game_id>/moves")

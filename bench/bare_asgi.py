@@ -21,8 +21,8 @@ from urllib.parse import parse_qs
 
 import redis.asyncio as aioredis
 
-SEATS = 5  # as bench/bare.py
-MOVES_PER_GAME = 170
+from bench.bare_push import CHANNELS, MOVES_PER_GAME, SEATS, pushed, state
+
 URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 
 _client: list[aioredis.Redis] = []  # the process's client, made on the process's loop (the lifespan)
@@ -33,11 +33,10 @@ _listener: list[asyncio.Task] = []
 async def _listen(pubsub) -> None:
     """The process's one subscription: every game's pushes, each handed to the stream of its seat here."""
     async for message in pubsub.listen():
-        if message["type"] != "pmessage":
+        found = pushed(message)
+        if found is None:
             continue
-        game_id = message["channel"].decode().removeprefix("bare:push:")
-        turn = int(message["data"])
-        seats = range(SEATS) if turn >= MOVES_PER_GAME else (turn % SEATS,)
+        game_id, turn, seats = found
         for seat in seats:
             q = _streams.get((game_id, seat))
             if q is not None:
@@ -48,7 +47,7 @@ async def _start() -> None:
     client = aioredis.Redis.from_url(URL)
     _client.append(client)
     pubsub = client.pubsub()
-    await pubsub.psubscribe("bare:push:*")
+    await pubsub.psubscribe(CHANNELS)
     # the confirmation read before any stream opens: a push before it would be lost
     while (await pubsub.get_message(timeout=10)) is None:
         pass
@@ -62,10 +61,6 @@ async def _stop() -> None:
             await task
     for client in _client:
         await client.aclose()
-
-
-def _state(turn: int) -> bytes:
-    return b"event: state\ndata: " + json.dumps({"turn": turn, "finished": turn >= MOVES_PER_GAME}).encode() + b"\n\n"
 
 
 async def _json(send, status: int, body: dict) -> None:
@@ -83,12 +78,12 @@ async def _stream(scope, send, game_id: str) -> None:
         headers = [(b"content-type", b"text/event-stream; charset=utf-8")]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         if turn % SEATS == seat or turn >= MOVES_PER_GAME:
-            await send({"type": "http.response.body", "body": _state(turn), "more_body": True})
+            await send({"type": "http.response.body", "body": state(turn), "more_body": True})
         now = turn
         while now < MOVES_PER_GAME:
             async with asyncio.timeout(30):
                 now = await q.get()
-            await send({"type": "http.response.body", "body": _state(now), "more_body": True})
+            await send({"type": "http.response.body", "body": state(now), "more_body": True})
         await send({"type": "http.response.body", "body": b""})
     finally:
         _streams.pop((game_id, seat), None)

@@ -14,43 +14,14 @@ from __future__ import annotations
 
 import json
 import os
-import queue
-import threading
 from urllib.parse import parse_qs
 
 import redis
 
+from bench.bare_push import Feed
+
 client = redis.Redis.from_url(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-
-SEATS = 5  # as bench/bare.py
-MOVES_PER_GAME = 170
-_streams: dict[tuple[str, int], queue.Queue] = {}  # (game, seat) -> its stream's messages, in this process
-_listening: list[bool] = []
-_starting = threading.Lock()
-_subscribed = threading.Event()  # set once Redis confirmed the subscription: a push before it would be lost
-
-
-def _listen() -> None:
-    """The process's one subscription: every game's pushes, each handed to the stream of its seat here."""
-    pubsub = client.pubsub()
-    pubsub.psubscribe("bare:push:*")
-    for message in pubsub.listen():
-        if message["type"] == "psubscribe":
-            _subscribed.set()
-            continue
-        if message["type"] != "pmessage":
-            continue
-        game_id = message["channel"].decode().removeprefix("bare:push:")
-        turn = int(message["data"])
-        seats = range(SEATS) if turn >= MOVES_PER_GAME else (turn % SEATS,)
-        for seat in seats:
-            q = _streams.get((game_id, seat))
-            if q is not None:
-                q.put(turn)
-
-
-def _state(turn: int) -> bytes:
-    return b"event: state\ndata: " + json.dumps({"turn": turn, "finished": turn >= MOVES_PER_GAME}).encode() + b"\n\n"
+_feed = Feed(client)
 
 
 def _json(start_response, status: str, body: dict) -> list[bytes]:
@@ -61,28 +32,9 @@ def _json(start_response, status: str, body: dict) -> list[bytes]:
 
 def _stream(environ, start_response, game_id: str):
     seat = int(parse_qs(environ.get("QUERY_STRING", ""))["seat"][0])
-    with _starting:
-        if not _listening:
-            _listening.append(True)
-            threading.Thread(target=_listen, daemon=True).start()
-    _subscribed.wait(10)  # the turn is read once the subscription holds
-    q = _streams[(game_id, seat)] = queue.Queue()
-    turn = int(client.get(f"bare:{{{game_id}}}:turn") or 0)
-
-    def events():
-        try:
-            if turn % SEATS == seat or turn >= MOVES_PER_GAME:
-                yield _state(turn)
-            while True:
-                now = q.get(timeout=30)
-                yield _state(now)
-                if now >= MOVES_PER_GAME:
-                    return
-        finally:
-            _streams.pop((game_id, seat), None)
-
+    events = _feed.open(game_id, seat)
     start_response("200 OK", [("Content-Type", "text/event-stream; charset=utf-8")])
-    return events()
+    return events
 
 
 def _move(environ, start_response, game_id: str) -> list[bytes]:

@@ -423,6 +423,32 @@ def test_an_export_of_a_game_imported_unsealed_does_not_carry_this_services_seal
     assert records.seal_holds(public, resealed["seal"], gid, resealed["version"], resealed["head_hash"])
 
 
+def _import_racing(client, service, monkeypatch, body: bytes, fresh: str, race):
+    """Import ``body`` (game ``fresh``) with a key of scopes games and review, calling ``race`` before every
+    write of the game's meta (the import's mark, then its owner and origin, after its events): what another
+    process could do in between."""
+    meta = f"naipes:{{{fresh}}}:meta".encode()
+    command, execute = service.redis.execute_command, redis.client.Pipeline.execute
+
+    def racing_command(*args, **kwargs):
+        if args[0] == "HSET" and str(args[1]).encode() == meta:
+            race()
+        return command(*args, **kwargs)
+
+    def racing_pipeline(pipe, *args, **kwargs):
+        if any(c[0] == "HSET" and str(c[1]).encode() == meta for c, _ in pipe.command_stack):
+            race()
+        return execute(pipe, *args, **kwargs)
+
+    monkeypatch.setattr(service.redis, "execute_command", racing_command)
+    monkeypatch.setattr(redis.client.Pipeline, "execute", racing_pipeline)
+    importer = _key(service, "games", "review")
+    try:
+        return client.post("/games/import", data=body, headers={**importer, **NDJSON})
+    finally:
+        monkeypatch.undo()
+
+
 def test_another_process_reading_an_import_before_its_owner_is_written_does_not_keep_it_native(
     client, service, integrator, monkeypatch
 ):
@@ -440,28 +466,12 @@ def test_another_process_reading_an_import_before_its_owner_is_written_does_not_
     noted = [*envs, _extra(envs, "NoteAdded", {"at_version": 1, "text": "ruled fair"}, actor="reviewer:house")]
     fresh = secrets.token_hex(8)
     body = _reseal(header, noted, fresh)
-    meta = f"naipes:{{{fresh}}}:meta".encode()
-    command, execute = service.redis.execute_command, redis.client.Pipeline.execute
 
     def race() -> None:  # the other process reads the game between its events and its owner
         if service.store.exists(fresh):
             other.visibility.context(fresh)
 
-    def racing_command(*args, **kwargs):
-        if args[0] == "HSET" and str(args[1]).encode() == meta:
-            race()
-        return command(*args, **kwargs)
-
-    def racing_pipeline(pipe, *args, **kwargs):
-        if any(c[0] == "HSET" and str(c[1]).encode() == meta for c, _ in pipe.command_stack):
-            race()
-        return execute(pipe, *args, **kwargs)
-
-    monkeypatch.setattr(service.redis, "execute_command", racing_command)
-    monkeypatch.setattr(redis.client.Pipeline, "execute", racing_pipeline)
-    importer = _key(service, "games", "review")
-    r = client.post("/games/import", data=body, headers={**importer, **NDJSON})
-    monkeypatch.undo()
+    r = _import_racing(client, service, monkeypatch, body, fresh, race)
     assert r.status_code == 201, r.get_json()
     assert other.visibility.provenance(fresh)["kind"] == "imported"
     assert [e["authority"] for e in other.records.audit(fresh)["review"]] == ["imported"]
@@ -484,29 +494,13 @@ def test_an_export_made_while_an_unsealed_import_is_being_written_does_not_carry
     header, envs = _export(client, integrator, gid)
     fresh = secrets.token_hex(8)
     body = _reseal(header, envs, fresh)
-    meta = f"naipes:{{{fresh}}}:meta".encode()
-    command, execute = service.redis.execute_command, redis.client.Pipeline.execute
     exported: list[dict] = []
 
     def race() -> None:  # the other process exports the game between its events and its origin
         if service.store.exists(fresh) and not exported:
             exported.append(loads(next(iter(other.records.export_lines(fresh)))))
 
-    def racing_command(*args, **kwargs):
-        if args[0] == "HSET" and str(args[1]).encode() == meta:
-            race()
-        return command(*args, **kwargs)
-
-    def racing_pipeline(pipe, *args, **kwargs):
-        if any(c[0] == "HSET" and str(c[1]).encode() == meta for c, _ in pipe.command_stack):
-            race()
-        return execute(pipe, *args, **kwargs)
-
-    monkeypatch.setattr(service.redis, "execute_command", racing_command)
-    monkeypatch.setattr(redis.client.Pipeline, "execute", racing_pipeline)
-    importer = _key(service, "games", "review")
-    r = client.post("/games/import", data=body, headers={**importer, **NDJSON})
-    monkeypatch.undo()
+    r = _import_racing(client, service, monkeypatch, body, fresh, race)
     assert r.status_code == 201 and r.get_json()["provenance"]["sealed"] is False, r.get_json()
     assert exported, "the race did not run"
     public = client.get("/seal-key").get_json()["public_key"]

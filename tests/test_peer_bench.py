@@ -70,7 +70,7 @@ def test_the_bare_push_floor_plays_whole_games_one_request_per_move(redis_url):
     import redis
 
     from bench import move_throughput as mt
-    from bench.bare import MOVES_PER_GAME
+    from bench.bare_push import MOVES_PER_GAME
     from bench.common import gunicorn
 
     proc, base = gunicorn("bench.bare:app", redis_url)
