@@ -35,7 +35,12 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--bind", default=lambda: os.environ.get("NAIPES_BIND", "127.0.0.1:8000"), show_default="127.0.0.1:8000")
+@click.option(
+    "--bind",
+    default=lambda: os.environ.get("NAIPES_BIND", "127.0.0.1:8000"),
+    show_default="127.0.0.1:8000",
+    help="Address and port the API listens on (NAIPES_BIND); 0.0.0.0:PORT for every interface",
+)
 @click.option(
     "--appendfsync",
     type=click.Choice(["everysec", "always", "no"]),
