@@ -127,6 +127,17 @@ def test_round_robin_byes_rotate():
     assert all(len(r["byes"]) == 1 for r in plan) and set(byes.values()) == {1}
 
 
+def test_a_round_robin_seated_again_after_a_withdrawal_gives_its_byes_to_the_lowest_standing():
+    """9 players in threes: nobody sits out until p04 withdraws; the round then seated again
+    leaves two out, and with nobody's bye yet, those are the two last of the standings
+    (not the two last registered)."""
+    points = {f"p{i:02d}": i for i in range(9)}
+    state = play(create("round_robin", 9, 3, 3, 4, seed=5, game="cego"), random.Random(0), upto=1, scores=points.get)
+    state = T.fold(T.decide(state, {"type": "withdraw", "player": "p04"}), state)
+    state = T.fold(T.decide(state, {"type": "pair"}), state)
+    assert sorted(T.current_round(state)["byes"]) == ["p00", "p01"]
+
+
 def test_pairings_come_from_the_seed_only():
     a = play(create("swiss", 16, 4, 4, 3, seed=9), random.Random(1))
     b = play(create("swiss", 16, 4, 4, 3, seed=9), random.Random(1))
