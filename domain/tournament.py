@@ -593,8 +593,10 @@ def pair_round(state: dict, round_no: int) -> dict:
     table = standings(state)
     byes_so_far = {r["player"]: r["byes"] for r in table}
     met = meetings(state)
+    active = set(players)
+    standing = [r["player"] for r in table if r["player"] in active]
     if fmt == "swiss":
-        order = [r["player"] for r in table if r["player"] in set(players)]
+        order = standing
         if round_no == 1:
             order = list(players)
             rng.shuffle(order)
@@ -617,7 +619,7 @@ def pair_round(state: dict, round_no: int) -> dict:
         if not fits or sorted(sizes_now, reverse=True) != sorted(sizes, reverse=True):
             groups = None
     if groups is None:
-        byes = _pick_byes(players, len(players) - sum(sizes), byes_so_far, players, rng)
+        byes = _pick_byes(players, len(players) - sum(sizes), byes_so_far, standing, rng)
         seated = [p for p in players if p not in byes]
         rng.shuffle(seated)
         groups = _regroup(seated, sizes, met, None, rng)
