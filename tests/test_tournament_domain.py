@@ -214,6 +214,24 @@ def test_duplicate_shares_one_deal_seed_per_round_and_rotates_seats():
     assert abs(sum(row["par"] for row in T.standings(state))) < 1e-9
 
 
+def test_duplicate_par_compares_with_the_same_seat_at_the_other_tables():
+    """par: a player's points minus the mean of those who held its seat at the round's other tables."""
+    state = create("duplicate", 12, 4, 4, 1, seed=2)
+    state = T.fold(T.decide(state, {"type": "pair"}), state)
+    seat0 = {}
+    for tb, first in zip(T.current_round(state)["tables"], (9, 3, 0)):
+        g = f"g{tb['table']}"
+        state = T.fold(T.decide(state, {"type": "start_table", "round": 1, "table": tb["table"], "game_id": g}), state)
+        outcome = {"scores": [first, 1, 1, 1], "winners": [0], "ranking": [0, 1, 2, 3]}
+        state = T.fold(
+            T.decide(state, {"type": "record", "round": 1, "table": tb["table"], "game_id": g, "outcome": outcome}),
+            state,
+        )
+        seat0[tb["players"][0]] = first
+    par = {row["player"]: row["par"] for row in T.standings(state)}
+    assert [par[p] for p in seat0] == [7.5, -1.5, -6.0]
+
+
 def test_standings_sum_points_and_break_ties_as_declared():
     state = create("swiss", 8, 4, 4, 1, seed=1)
     state = T.fold(T.decide(state, {"type": "pair"}), state)
