@@ -310,8 +310,9 @@ def standings(state: dict) -> list[dict]:
             if res is None:
                 continue
             for seat, p in enumerate(tb["players"]):
-                mean = sum(seat_points[seat]) / len(seat_points[seat])
-                rows[p]["par"] += res["points"][seat] - mean
+                held, own = seat_points[seat], res["points"][seat]
+                if len(held) > 1:  # the mean of the seat at the round's other tables
+                    rows[p]["par"] += own - (sum(held) - own) / (len(held) - 1)
     for row in rows.values():
         row["opponents_points"] = sum(rows[q]["points"] for table in row.pop("opponents") for q in table)
         row["par"] = round(row["par"], 6)

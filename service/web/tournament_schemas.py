@@ -206,10 +206,10 @@ class StandingSchema(ma.Schema):
     par = fields.Float(
         required=True,
         metadata={
-            "description": "Over the rounds, the player's points minus the mean points of every player who held the "
-            "same seat number in that round. In a duplicate tournament those players held the same cards, so par "
-            "measures play against the same deal (its first ranking criterion); in other formats it is shown, "
-            "not ranked by"
+            "description": "Over the rounds, the player's points minus the mean points of the players who held the "
+            "same seat number at the round's other tables. In a duplicate tournament those players held the same "
+            "cards, so par measures play against the same deal (its first ranking criterion); in other formats it "
+            "is shown, not ranked by"
         },
     )
     opponents_points = fields.Float(required=True, metadata={"description": "Buchholz: opponents' points"})
