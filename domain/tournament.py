@@ -856,7 +856,7 @@ _STANDING = _obj(
     par={
         "type": "number",
         "description": "duplicate: its points minus the mean points of the players who held the same seat, with the "
-        "same cards, at the round's other tables (0 in other formats)",
+        "same cards, at the round's other tables (in other formats the same by seat number, shown but not ranked by)",
     },
     opponents_points={"type": "number", "description": "the points of every opponent it sat with, once per table"},
 )
