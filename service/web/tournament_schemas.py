@@ -221,7 +221,9 @@ class StandingsSchema(ma.Schema):
     version = fields.Integer(required=True)
     status = fields.String(required=True)
     round = fields.Integer(required=True)
-    tie_breaks = fields.List(fields.String(), required=True)
+    tie_breaks = fields.List(
+        fields.String(), required=True, metadata={"description": "The whole order: points, then the tie-breaks"}
+    )
     standings = fields.List(fields.Nested(StandingSchema), required=True)
 
 
