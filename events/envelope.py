@@ -34,6 +34,10 @@ from typing import Any
 import orjson
 
 GENESIS = "0" * 64
+# arrays and objects nested in one another, at most, in what the service reads (a request body, a line of a
+# log to import): no body of the contract or event of a game comes near, and canonical JSON (orjson) is
+# written only up to 255 levels, so a deeper value could never be hashed
+MAX_DEPTH = 64
 
 
 def canonical(value: Any) -> bytes:

@@ -21,7 +21,7 @@ from typing import Any
 from domain import table as tables
 from domain import wire
 from domain.base import deal_commitment, seat_parts
-from events.envelope import canonical, loads, verify_chain
+from events.envelope import MAX_DEPTH, canonical, loads, verify_chain
 
 EXPORT_FORMAT = "naipes-game-log/1"  # the first line of an export names it
 
@@ -129,9 +129,6 @@ def verify_export(lines: Iterable[bytes | str | dict], progress: Callable[[int],
         "reveals": reveals,
         "outcome": tables.outcome(table) if table is not None else None,
     }
-
-
-MAX_DEPTH = 64  # arrays and objects nested in one another in a line (as in a request body: service/web/bodies.py)
 
 
 def _deeper_than(value: Any, limit: int) -> bool:

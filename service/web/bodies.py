@@ -8,6 +8,8 @@ import re
 
 import orjson
 
+from events.envelope import MAX_DEPTH
+
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1  # what the event store's JSON (orjson) can write back
 SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -47,9 +49,6 @@ def _where(path: tuple | None) -> str:
         path, part = path
         parts.append(f"[{part}]" if isinstance(part, int) else "." + SURROGATE.sub("?", part[:40]))
     return "".join(reversed(parts)).lstrip(".") or "the body"
-
-
-MAX_DEPTH = 64  # arrays and objects nested in one another: no body of the contract comes near
 
 
 def _too_deep(path: tuple | None) -> BadJSON:
