@@ -116,7 +116,6 @@ def deployment_secret(folder: Path) -> str | None:
     """The secret of the deployment over this data folder, made nowhere: NAIPES_SECRET, else the one ``naipes
     start`` keeps in the folder; None when neither is there (a process given none keeps its own in Redis, and a
     command over that Redis then finds the same one)."""
-    if os.environ.get("NAIPES_SECRET"):
-        return service_secret(folder)  # its length checked
-    kept = folder / "secret"
-    return kept.read_text().strip() if kept.exists() else None
+    if os.environ.get("NAIPES_SECRET") or (folder / "secret").exists():
+        return service_secret(folder)  # (neither makes one here)
+    return None
