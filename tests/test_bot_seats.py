@@ -17,7 +17,7 @@ from domain import registry
 
 from .conftest import bearer
 from .helpers import SHORT, create, tokens
-from .test_timers import kill_group, start_worker, wait_for, worker  # noqa: F401 - fixture
+from .test_timers import kill_group, quiet, start_worker, wait_for, worker  # noqa: F401 - fixtures
 
 PLAYERS = {"cego": 4, "dalmuti": 4, "muerte": 6, "onion": 4}
 
@@ -69,7 +69,11 @@ def test_a_person_plays_beside_bots(worker, client, integrator):
     assert {"seat:0", "bot:search", "bot:heuristic", "bot:random"} <= actors, actors
 
 
-def test_bots_go_on_after_their_worker_is_killed(redis_url, client, integrator):
+def test_bots_go_on_after_their_worker_is_killed(quiet, integrator):
+    """Over a database of its own: the second worker re-arms and serves every running game of its
+    database as it starts, and the games earlier tests left running (timed seats that never move, bot
+    tables) kept it busy past the test's wait on a loaded machine."""
+    redis_url, _service, client = quiet
     options = {**SHORT["cego"], "bots": {str(s): "search" for s in range(4)}}
     created = create(client, integrator, "cego", players=[f"bot{i}" for i in range(4)], options=options)
     gid = created["id"]
