@@ -46,6 +46,11 @@ TABLE_EVENT_WORDS = {
         "en": "A reviewer unfreezes the game{reason}",
         "es": "Un árbitro descongela la partida{reason}",
     },
+    tables.CLOCKS_RESTARTED: {
+        "en": "The game is imported into this service: its clocks start again, each seat to act with a fresh turn",
+        "es": "La partida se importa a este servicio: sus relojes vuelven a correr, "
+        "con un turno nuevo para cada asiento que debe jugar",
+    },
     tables.NOTE_ADDED: {
         "en": "A reviewer notes on version {at}: {text}",
         "es": "Un árbitro anota sobre la versión {at}: {text}",
@@ -330,6 +335,15 @@ def table_event_schemas(game_id: str) -> dict[str, dict]:
         tables.REMATCH_CREATED: (
             "The finished game is followed by a rematch with the same players",
             _obj("the rematch", ("game",), game={"type": "string", "description": "the rematch's game id"}),
+        ),
+        tables.CLOCKS_RESTARTED: (
+            "A running game with a clock was imported: its clocks start again, every seat to act given a "
+            "fresh turn (its bank kept) from this event's time",
+            _obj(
+                "why",
+                ("reason",),
+                reason={"const": "imported", "description": "the game was imported into this service"},
+            ),
         ),
         tables.BOT_SEATED: (
             "A bot plays an away player's seat, at the owner's word",

@@ -63,8 +63,12 @@ SEAT_LEFT = "SeatLeft"
 REMATCH_CREATED = "RematchCreated"
 BOT_SEATED = "BotSeated"  # the owner puts a bot in a seat whose player is absent
 SEAT_EVENTS = {SEAT_CLAIMED, SEAT_LEFT, REMATCH_CREATED, BOT_SEATED}
+# A running game with a clock, brought here by an import, starts its clocks again: the seats to act get
+# a fresh turn from the import (the time between its export and its import is nobody's turn).
+CLOCKS_RESTARTED = "ClocksRestarted"
 TABLE_EVENTS = {
     GAME_CREATED,
+    CLOCKS_RESTARTED,
     TURN_TIMED_OUT,
     DEAL_REVEALED,
     GAME_FROZEN,
@@ -286,6 +290,8 @@ def evolve_decoded(table: dict | None, env: dict) -> dict:
             table["deals"] = deals
         elif etype in REVIEW_EVENTS:
             _review(table, env)
+        elif etype == CLOCKS_RESTARTED:
+            table["clock"] = {}  # every seat to act gets a fresh turn (its bank is kept), as after an unfreeze
         elif etype in SEAT_EVENTS:
             _seats(table, env)
         else:

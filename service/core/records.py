@@ -344,6 +344,7 @@ class Records:
             "sealed": self.sealed(header, table["version"], table["hash"]),
         }
         owner = viewer.key_id if viewer else None
+        envs, table = self._restart_clocks(game_id, envs, table)
         # a running game whose search bots will play on here takes a slot of its owner's (service.core.quotas)
         searching = not facts.finished(table) and "search" in (table["timing"].get("bots") or {}).values()
         with self.naipes.search_quota.holding(owner if searching else None, game_id):
@@ -353,7 +354,7 @@ class Records:
                 attempt = f"import:{secrets.token_hex(8)}"
                 if not origin["sealed"]:  # before the events: no export seals them meanwhile
                     self.naipes.visibility.mark_import(game_id)
-                self.naipes.store.append(game_id, 0, envs, snapshot=dumps(table), idempotency_key=attempt)
+                self.naipes.appender.commit(game_id, None, table, envs, idempotency_key=attempt)
             except VersionConflict:
                 raise ProblemError(
                     409, "Game exists", f"game '{game_id}' is already in this store", "game-exists"
@@ -362,7 +363,6 @@ class Records:
             # the game that won
             self.naipes.visibility.write_meta(game_id, owner=owner, origin=origin)
             seats = self.naipes.games.new_tokens(game_id, facts.players(table), replace=False)
-            self.naipes.tables.remember(game_id, table)
             self.naipes.listing.index(game_id, table, created=True)
         return {
             "id": game_id,
@@ -371,6 +371,17 @@ class Records:
             "seats": seats,
             "provenance": self.naipes.visibility.provenance(game_id),
         }
+
+    def _restart_clocks(self, game_id: str, envs: list[dict], table: dict) -> tuple[list[dict], dict]:
+        """A running game whose clock runs (a seat's turn, or a bot's) starts its clocks again here: a
+        ``ClocksRestarted`` event follows the imported log, so each seat to act gets a fresh turn from the
+        import instead of being timed out for the time between the export and the import, and the
+        append schedules its deadlines as a move's does.  A finished or frozen game runs no clock."""
+        if tables.outcome(table) is not None or not table.get("clock"):
+            return envs, table
+        event = {"type": tables.CLOCKS_RESTARTED, "data": {"reason": "imported"}}
+        more, table = self.naipes.appender.append_events(game_id, table, [event], actor="system", stamp=now_iso())
+        return envs + more, table
 
     def _refuse_cheaply(self, rows: list, viewer: Viewer | None) -> None:
         """The refusals that read no more than each line's type and the header's id, made before the
