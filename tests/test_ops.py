@@ -308,3 +308,13 @@ def test_keys_create_says_scope_is_required():
     out = CliRunner().invoke(cli, ["keys", "create", "--name", "shop"])
     assert out.exit_code == 2 and "Traceback" not in out.output
     assert "--scope is required" in out.output and "games, tournaments, review, admin" in out.output, out.output
+
+
+def test_naipes_test_help_says_what_the_command_runs_before_pytests_options():
+    out = subprocess.run(
+        [sys.executable, "-m", "service.cli", "test", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("Usage: naipes test [PYTEST ARGS]...")
+    assert "NAIPES_TEST_PROCS" in out.stdout and "pytest's own options follow" in out.stdout
+    assert "usage:" in out.stdout.split("pytest's own options follow", 1)[1]  # then pytest's own help

@@ -162,6 +162,14 @@ def test(pytest_args: tuple[str, ...]) -> None:
     if importlib.util.find_spec("pytest") is None or importlib.util.find_spec("xdist") is None:
         raise click.ClickException("the test extras are not installed: run ./naipes test, which installs them")
     os.chdir(ROOT)
+    if any(arg in ("-h", "--help") for arg in pytest_args):
+        click.echo(
+            "Usage: naipes test [PYTEST ARGS]...\n\n"
+            "  Runs the whole suite (tests/) with pytest over NAIPES_TEST_PROCS processes (default 2), on a Redis\n"
+            "  server of its own on a free port, with real workers, gunicorn and Chromium.  Arguments go\n"
+            "  to pytest: a file or test (tests/test_api.py::test_x), -k EXPR, -n 0 for one process, -x.\n\n"
+            "pytest's own options follow.\n"
+        )
     argv = [sys.executable, "-m", "pytest", "-n", os.environ.get("NAIPES_TEST_PROCS", "2"), *pytest_args]
     os.execv(sys.executable, argv)
 
