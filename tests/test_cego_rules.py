@@ -142,6 +142,17 @@ def test_solo_requirement():
     assert not C.solo_allowed([2, 3, 4, 5, 6, 7, 9, card(D, 0), card(D, 1), card(H, 0), card(H, 1)])
 
 
+def test_solo_seven_trump_readings():
+    """Seed 003, Solo: seven trumps qualify with two of them above 17 and the other cards in only two suits.
+    Readings of docs/rules/cego.md (First auction): the Juglar, the highest trump though it has no number, is one
+    of the two above 17, and the other cards all in one suit qualify too (at most two suits)."""
+    juglar_and_18 = [C.JUGLAR, 18, 2, 3, 4, 5, 6, card(D, 0), card(D, 1), card(H, 0), card(H, 1)]
+    assert C.solo_allowed(juglar_and_18)
+    one_suit = [21, 20, 2, 3, 4, 5, 6, card(D, 0), card(D, 1), card(D, 2), card(D, 3)]
+    assert C.solo_allowed(one_suit)
+    assert not C.solo_allowed([17, 18, 2, 3, 4, 5, 6, card(D, 0), card(D, 1), card(H, 0), card(H, 1)])  # 17 is not
+
+
 def four_hands():
     deck = list(C.full_deck())
     trumps = [c for c in deck if C.is_trump(c)]
@@ -293,6 +304,22 @@ def test_gut_selbst_option():
     assert st2["contract"]["game"] == "eine" and st2["contract"]["challenger"] == 0
     st3 = move(st, 0, type="call", call="gut")
     assert st3["contract"]["challenger"] == 1
+
+
+def test_selbst_needs_a_hand_for_the_raised_game():
+    """Seed 003, Regla opcional (gut / selbst).  Reading of docs/rules/cego.md (Auctions, 5): the holder may answer
+    selbst only when its own hand could play the raised game; raised to Pagat by the holder of trump 1, the Cego
+    holder without it can only say gut, and the raiser plays Pagat."""
+    hands, blind = four_hands()  # seat 1 holds trump 1, seat 0 (mano, the Cego holder) does not
+    st = to_raise_phase(dealt(hands, blind, gut_selbst=True))
+    assert 1 in st["hands"][1] and 1 not in st["hands"][0]
+    st = dict(st, speakers=[1, 2, 3], contract=dict(st["contract"], game="zwei_verschiedene"))
+    st = move(st, 1, type="call", call="raise")
+    assert st["phase"] == "gut_selbst" and C.to_act(st) == [0]
+    assert C.legal_moves(st, 0) == [{"type": "call", "call": "gut"}]
+    rejects(st, {"type": "call", "call": "selbst", "seat": 0}, "cannot-play-selbst")
+    st = move(st, 0, type="call", call="gut")
+    assert st["contract"]["game"] == "pagat" and st["contract"]["challenger"] == 1 and st["shown"] == [1]
 
 
 def test_fixed_payments():
