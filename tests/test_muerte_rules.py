@@ -548,6 +548,23 @@ def test_treason_prompt_match_asks_only_a_receiver_of_its_identity_number():
     assert evs[0]["data"]["treason_chances"] == [[2, 0]] and M.to_act(st) == [2]
 
 
+def test_treason_prompt_match_tells_the_table_which_card_changed_hands():
+    """Seed 001, 2.1.2 / 2.1.3 with the fillers' reading and 3.1 under treason_prompt match: a team's deck holds
+    one card of each identity number, so the public chance to denounce names the card the receiver now holds,
+    even when they let it pass (docs/rules/muerte.md, treason; the option's description says so too)."""
+    for deck, most in M.DECK_MAX_PLAYERS.items():
+        for n in range(3, most // 2 + 1):
+            for team in M.TEAMS:
+                cards = M.team_deck(team, n, deck)
+                for k in range(1, n + 1):
+                    assert [c for c in cards if M.number(c) == k] == [f"{M.MAIN_SUIT[team]}{k}"], (deck, n, k)
+    st, evs = _exchange("match", "O2", "O5")
+    receiver, _giver = evs[0]["data"]["treason_chances"][0]
+    st, _ = move(st, receiver, type="ignore_treason")
+    assert f"{M.MAIN_SUIT['espadas']}{M.number(st['identity'][receiver])}" in st["hands"][receiver]
+    assert "though not which" not in M.OPTIONS["properties"]["treason_prompt"]["description"]
+
+
 def test_identities_kept_after_treason():
     """Seed 001, 3.1: after a game ended by treason everyone keeps their identity card."""
     hands = [list(h) for h in HANDS6]

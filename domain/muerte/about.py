@@ -66,8 +66,9 @@ OPTIONS: dict[str, Any] = {
             "enum": list(TREASON_PROMPTS),
             "default": "match",
             "description": "With treason: who is asked, after an exchange, whether to denounce. match: only a "
-            "player who received a card of their identity card's number (so the table learns that such a card "
-            "changed hands, though not which); every: both players of every exchange, so that nobody learns "
+            "player who received a card of their identity card's number (so the table learns which card changed "
+            "hands: a team's deck holds one card of each identity number); every: both players of every "
+            "exchange, so that nobody learns "
             "whether either may denounce (one more decision for each, at every exchange).",
         },
         "games": {
