@@ -107,7 +107,7 @@ def test_module_face():
     assert props["deck"]["enum"] == ["spanish40", "spanish48"] and props["deck"]["default"] == "spanish40"
     assert props["identity_mode"]["default"] == "random" and len(props["identity_mode"]["enum"]) == 6
     assert props["treason"]["default"] is False and props["games"]["default"] == 1
-    assert props["treason_prompt"]["enum"] == ["match", "every"] and props["treason_prompt"]["default"] == "match"
+    assert props["treason_prompt"]["enum"] == ["match", "every"] and props["treason_prompt"]["default"] == "every"
 
 
 def test_player_count_even_and_fits_the_deck():
@@ -540,8 +540,8 @@ def test_treason_prompt_every_asks_both_players_of_every_exchange():
 
 
 def test_treason_prompt_match_asks_only_a_receiver_of_its_identity_number():
-    """Seed 001, 3.1, read as the option's default (treason_prompt match): only a player who received a
-    card of their identity card's number is asked, so an exchange with no treason goes straight on."""
+    """Seed 001, 3.1, read with treason_prompt match: only a player who received a card of their identity
+    card's number is asked, so an exchange with no treason goes straight on."""
     st, evs = _exchange("match", "O4", "O5")
     assert evs[0]["data"]["treason_chances"] == [] and st["phase"] == "turn"
     st, evs = _exchange("match", "O2", "O5")
@@ -819,3 +819,18 @@ def test_winner_swaps_names_the_best_scorer_and_breaks_a_tie_by_turn_order():
     assert game_winner(state, [5, 5, 1, 0, 0, 0]) == 1  # seats 0 and 1 tie: 1 plays before 0
     assert game_winner(state, [0, 0, 1, 0, 5, 5]) == 5  # seats 4 and 5 tie: 5 plays before 4
     assert game_winner(state, [0, 0, 0, 0, 0, 0]) == 3  # all tie: the first to play
+
+
+def test_a_creation_keeps_the_receivers_secret_by_default_and_an_early_log_folds_as_it_was_played():
+    """Seed 001, 3.1: an unnoticed treason is the receiver's own business ("no podrá denunciarla más
+    tarde"), so by default nobody learns that an exchange could be denounced: a game created with treason
+    and no treason_prompt asks both players of every exchange.  A log written before the option existed
+    names none in its GameCreated; it folds as such games were played, asking only a receiver of its
+    identity number (docs/rules/muerte.md, Treason)."""
+    from service.core import catalogue
+
+    assert catalogue.validate_options("muerte", {"treason": True})["treason_prompt"] == "every"
+    early = M.initial_state([f"p{i}" for i in range(6)], {"treason": True, "deck": "spanish40"})
+    assert early["options"]["treason_prompt"] == "match"
+    now = M.initial_state([f"p{i}" for i in range(6)], catalogue.validate_options("muerte", {"treason": True}))
+    assert now["options"]["treason_prompt"] == "every"

@@ -64,12 +64,12 @@ OPTIONS: dict[str, Any] = {
         "treason_prompt": {
             "type": "string",
             "enum": list(TREASON_PROMPTS),
-            "default": "match",
-            "description": "With treason: who is asked, after an exchange, whether to denounce. match: only a "
-            "player who received a card of their identity card's number (so the table learns which card changed "
-            "hands: a team's deck holds one card of each identity number); every: both players of every "
-            "exchange, so that nobody learns "
-            "whether either may denounce (one more decision for each, at every exchange).",
+            "default": "every",
+            "description": "With treason: who is asked, after an exchange, whether to denounce. every (the "
+            "default): both players of every exchange, so that nobody learns whether either may denounce (one "
+            "more decision for each, at every exchange); match: only a player who received a card of their "
+            "identity card's number, which tells the table which card changed hands (a team's deck holds one "
+            "card of each identity number).",
         },
         "games": {
             "type": "integer",

@@ -14,7 +14,9 @@ from domain.muerte.cards import DECK_NUMBERS, TEAMS, number
 def initial_state(players: list[str], options: dict | None) -> dict:
     players = list(players)
     check_player_count(TITLE, len(players), MIN_PLAYERS, MAX_PLAYERS)
-    opts = settle_options(OPTIONS, options)
+    # a game created before the option existed asked only a receiver of its identity number: its log folds
+    # so (a creation now always names the option, its default filled in)
+    opts = settle_options(OPTIONS, {"treason_prompt": "match", **(options or {})})
     if opts["deck"] not in DECK_NUMBERS:
         opts["deck"] = "spanish40"
     if opts["identity_mode"] not in IDENTITY_MODES:
