@@ -504,6 +504,27 @@ def test_6_and_7_share_the_queen_of_coins():
     assert not has_decl(st3, 1, "elephants")
 
 
+def test_7_a_ten_is_never_a_picture_of_the_elephants_double_onion():
+    """#7, the note under the Elephants' Rule: a ten may not stand for a picture card in an Onion;
+    a nine (or an eight) shifted up to ten is needed. The tens of the four can only become the
+    aces (ten plus one), so the four need two nines or wild eights for the pictures: four tens,
+    or three tens and a nine, make no Double Onion, and two wild eights with two tens cost the
+    queen two points (the tens become aces), not nothing."""
+    tens = [card(10, 0, 0), card(10, 1, 0), card(10, 2, 0), card(10, 3, 0)]
+    nine = card(9, 0, 1)
+    assert H.elephant_points(tens, [False] * 4, False) is None
+    assert H.elephant_points(tens[:3] + [nine], [False] * 4, False) is None
+    assert H.elephant_points(tens[:2] + [nine, card(9, 1, 1)], [False] * 4, False) == 4  # the seed's example
+    eights = [card(8, 0, 0), card(8, 1, 0)]
+    assert H.elephant_points(eights + tens[:2], [True, True, False, False], False) == 2
+    hand = [ATUIN] + tens + [card(2, 0, 1), card(3, 1, 1), card(4, 2, 1), card(5, 3, 1), card(6, 0, 1)]
+    assert "elephants_double_onion" not in kinds(ev(hand, elephants=tens))
+    st = table([SEVEN, hand], great_atuin=True, elephants=True)
+    assert not has_decl(st, 1, "elephants")
+    with pytest.raises(RuleViolation):
+        decl(st, 1, "elephants", cards=sorted(tens))
+
+
 # ---------------------------------------------------------------- #8
 
 

@@ -94,7 +94,9 @@ class _Prof:
 
 def elephant_points(cards: list[int], wild: list[bool], limited: bool) -> int | None:
     """#7: the fewest points the queen of coins must give so that these four
-    cards make two pictures (10) and two aces (11); None if they cannot."""
+    cards make two pictures (10) and two aces (11); None if they cannot.  A ten
+    is never a picture of an Onion (the seed's note to #7): only a nine shifted
+    up, or a wild eight, stands for one, so a ten can only be made an ace."""
     best = None
     for aces in ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)):
         need = 0
@@ -105,7 +107,7 @@ def elephant_points(cards: list[int], wild: list[bool], limited: bool) -> int | 
                     break
                 continue
             v = value_of(c)
-            if v > target:
+            if v > target or (target == 10 and v == 10):  # a ten may not stand for a picture
                 break
             need += target - v
         else:
