@@ -123,7 +123,10 @@ OPTIONS: dict[str, Any] = {
             "default": 5,
             "minimum": 1,
             "maximum": 1000,
-            "description": "The largest bid, raise or extra bet, as a multiple of the Stake.",
+            "description": (
+                "The largest raise, as a multiple of the Stake; also the largest bet the Dealer names "
+                "and the largest extra bet."
+            ),
         },
         **{name: {"type": "boolean", "default": False, "description": text} for name, text in MODIFIERS},
     },
