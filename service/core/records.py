@@ -24,7 +24,7 @@ from service.core.games import check_distinct_players
 from service.core.house_secret import HouseSecret
 from service.core.identity import Viewer
 from service.core.seats import rematch_reservation
-from service.core.verify import EXPORT_FORMAT, verify_export
+from service.core.verify import EXPORT_FORMAT, unrevealed_deal_problems, verify_export
 from service.core.visibility import IMPORTING
 
 if TYPE_CHECKING:
@@ -328,6 +328,9 @@ class Records:
         self._check_creation(envs[0])
         catalogue.check_bot_seats(envs[0]["data"]["options"], len(envs[0]["data"]["players"]))
         self._check_shapes(envs)
+        unrevealed = unrevealed_deal_problems(envs)  # a reveal checks its deal; one still to come is checked here
+        if unrevealed:
+            raise ProblemError(422, "Export does not verify", unrevealed[0], "bad-export", problems=unrevealed)
         review = [e["version"] for e in envs if e["type"] in tables.REVIEW_EVENTS]
         _check_review_authority(review, viewer)  # made already by _refuse_cheaply, on the lines as read
         game_id = header["game_id"]

@@ -20,7 +20,7 @@ from typing import Any
 
 from domain import table as tables
 from domain import wire
-from domain.base import deal_commitment, seat_parts
+from domain.base import DEAL, deal_commitment, seat_parts
 from events.envelope import MAX_DEPTH, canonical, loads, verify_chain
 
 EXPORT_FORMAT = "naipes-game-log/1"  # the first line of an export names it
@@ -129,6 +129,33 @@ def verify_export(lines: Iterable[bytes | str | dict], progress: Callable[[int],
         "reveals": reveals,
         "outcome": tables.outcome(table) if table is not None else None,
     }
+
+
+def unrevealed_deal_problems(envs: list[dict]) -> list[str]:
+    """What is wrong with the deals of a whole log not revealed yet (a running game's hand in play, or a
+    reveal still owed): each holds its secret (the private part ``deal``), which no reveal has checked.
+    Its deck and salt must open the deal's commitment, and the seats must have received cards of that
+    deck, as :func:`_check_reveal` asks of a reveal: a log whose secret does not would be played on with
+    those cards, and the reveal its service appends at the end of the hand would not verify."""
+    revealed = {e["data"].get("deal_version") for e in envs if e["type"] == tables.DEAL_REVEALED}
+    for env in envs:
+        commitment = env["data"].get("commitment") if env["type"] != tables.DEAL_REVEALED else None
+        if commitment is None or env["version"] in revealed:
+            continue
+        secret = (env.get("private") or {}).get(DEAL)
+        v = env["version"]
+        if not isinstance(secret, dict) or not isinstance(secret.get("salt"), str) or "deck" not in secret:
+            return [f"the deal at version {v} is not revealed, and its deck and salt are not in the log"]
+        if deal_commitment(secret["deck"], secret["salt"]) != commitment:
+            return [
+                f"the deck of the deal at version {v} (not revealed yet) does not match its commitment "
+                "(the cards are not the ones committed before play)"
+            ]
+        deck = Counter(map(repr, _flat(secret["deck"])))
+        given = Counter(repr(c) for _seat, part in seat_parts(env["private"]) for c in _cards(part))
+        if given - deck:
+            return [f"the seats received at version {v} cards that are not in the committed deck"]
+    return []
 
 
 def _deeper_than(value: Any, limit: int) -> bool:
