@@ -151,9 +151,7 @@ def unrevealed_deal_problems(envs: list[dict]) -> list[str]:
                 f"the deck of the deal at version {v} (not revealed yet) does not match its commitment "
                 "(the cards are not the ones committed before play)"
             ]
-        deck = Counter(map(repr, _flat(secret["deck"])))
-        given = Counter(repr(c) for _seat, part in seat_parts(env["private"]) for c in _cards(part))
-        if given - deck:
+        if _dealt_outside(secret["deck"], env["private"]):
             return [f"the seats received at version {v} cards that are not in the committed deck"]
     return []
 
@@ -187,9 +185,12 @@ def _check_reveal(env: dict, deals: dict[int, dict]) -> list[str]:
             f"the deck revealed at version {v} does not match the commitment made at version "
             f"{dealt['version']} (the cards were not the ones committed before play)"
         ]
-    if "private" in dealt:
-        deck = Counter(map(repr, _flat(d["deck"])))
-        given = Counter(repr(c) for _seat, part in seat_parts(dealt["private"]) for c in _cards(part))
-        if given - deck:
-            return [f"the seats received at version {dealt['version']} cards that are not in the committed deck"]
+    if "private" in dealt and _dealt_outside(d["deck"], dealt["private"]):
+        return [f"the seats received at version {dealt['version']} cards that are not in the committed deck"]
     return []
+
+
+def _dealt_outside(deck: Any, private: dict) -> bool:
+    """Whether the seats' secret parts of a deal hold cards its deck does not (counted with repeats)."""
+    given = Counter(repr(c) for _seat, part in seat_parts(private) for c in _cards(part))
+    return bool(given - Counter(map(repr, _flat(deck))))
