@@ -116,3 +116,22 @@ def test_the_bots_of_an_imported_game_play_on(elsewhere, integrator, quiet_worke
     assert finished, "the imported game's bots never played"
     actors = {e["actor"] for e in here.get(f"/games/{g['id']}/audit", headers=integrator).get_json()["events"]}
     assert "bot:random" in actors
+
+
+def test_a_restart_of_the_clocks_is_imported_only_as_a_service_writes_it(client, integrator, quiet):
+    """A log that claims a player restarted the clocks, or restarts them after the game ended, is not one
+    a service wrote: 422 naming the event, and nothing stored."""
+    from .test_import_authority import _extra, _reseal
+
+    _url, service, here = quiet
+    g = create(client, integrator, options={"turn_seconds": 30.0, "hands": 1})
+    lines = client.get(f"/games/{g['id']}/export", headers=integrator).data.splitlines()
+    header, envs = loads(lines[0]), [loads(x) for x in lines[1:]]
+    forged = _reseal(header, [*envs, _extra(envs, tables.CLOCKS_RESTARTED, {"reason": "imported"}, "seat:0")], g["id"])
+    r = here.post("/games/import", data=forged, headers={**integrator, **NDJSON})
+    body = r.get_json()
+    assert r.status_code == 422 and body["type"].endswith(":bad-export") and body["event"] == "ClocksRestarted", body
+    assert not service.store.exists(g["id"])
+    honest = _reseal(header, [*envs, _extra(envs, tables.CLOCKS_RESTARTED, {"reason": "imported"}, "system")], g["id"])
+    r = here.post("/games/import", data=honest, headers={**integrator, **NDJSON})
+    assert r.status_code == 201, r.get_json()

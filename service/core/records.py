@@ -444,12 +444,16 @@ class Records:
     def _fold_checked(self, envs: list[dict]) -> dict:
         """The imported log folded, each seat event checked against the table before it: only what this
         service would have appended for the game itself (a claim of an open seat under a free name, a
-        seat left by its player, a bot given an absent player's seat), and no rematch it names (a game
-        of this store, whose seats a rematch hands out)."""
+        seat left by its player, a bot given an absent player's seat), no rematch it names (a game
+        of this store, whose seats a rematch hands out), and a restart of the clocks only as a service
+        writes it on an import (by ``system``, in a running game)."""
         table = None
         for env in envs:
             if table is not None and env["type"] in tables.SEAT_EVENTS:
                 self._check_seat_event(table, env)
+            elif table is not None and env["type"] == tables.CLOCKS_RESTARTED:
+                if env.get("actor") != "system" or tables.outcome(table) is not None:
+                    raise _refused_event(env, "the clocks restart only by the service's own hand, in a running game")
             table = tables.evolve(table, env)
         return table
 
