@@ -150,7 +150,7 @@ def finish_hand(st: dict, rnd: random.Random, limit: int = 5000) -> dict:
 
 def test_module_face():
     """Interface contract (domain/base.py): names, bounds and an options schema with defaults."""
-    assert D.GAME_ID == "dalmuti" and D.TITLE and D.RULES_VERSION == "2" and D.FOLDS_RULES == ("1",)
+    assert D.GAME_ID == "dalmuti" and D.TITLE and D.RULES_VERSION == "3" and D.FOLDS_RULES == ("1", "2")
     assert (D.MIN_PLAYERS, D.MAX_PLAYERS) == (4, 16)
     props = D.OPTIONS["properties"]
     assert D.OPTIONS["type"] == "object" and D.OPTIONS["additionalProperties"] is False
@@ -1186,15 +1186,61 @@ def test_newcomer_joins_next_hand_as_merchant_placed_by_gd():
     rejects(st, {"type": "place_newcomer", "seat": gd, "seed": 1, "newcomer": 6, "slot": 2}, "invalid-slot")
     rejects(st, {"type": "place_newcomer", "seat": gd, "seed": 1, "newcomer": 6, "slot": -1}, "invalid-slot")
     before = list(st["order"])
-    # the GD picks the order too: seat 6 first, at the last Merchant slot (just before the LP)
+    # the GD picks the order too: seat 6 first, at the lower of the two middle slots of five players
     st, evs = move(st, gd, 3, type="place_newcomer", newcomer=6, slot=1)
     assert types(evs) == ["NewcomerPlaced"] and st["order"] == before[:3] + [6] + before[3:]
-    st, evs = move(st, gd, 3, type="place_newcomer", newcomer=5, slot=0)
+    # six players now: the middle is slot 1 alone (three players above the newcomer, three below)
+    rejects(st, {"type": "place_newcomer", "seat": gd, "seed": 3, "newcomer": 5, "slot": 0}, "invalid-slot")
+    st, evs = move(st, gd, 3, type="place_newcomer", newcomer=5, slot=1)
     assert types(evs) == ["NewcomerPlaced", "HandDealt"]
-    assert st["order"] == before[:2] + [5, before[2], 6] + before[3:]
+    assert st["order"] == before[:3] + [5, 6] + before[3:]
     assert st["hand_no"] == 2 and len(st["hands"][5]) > 0 and sum(map(len, st["hands"])) == 80
     roles = D.view(st, "spectator")["roles"]
     assert roles[5] == roles[6] == "merchant"
+
+
+def _placing(n: int, rules: str = D.RULES_VERSION) -> dict:
+    """A table of ``n`` players whose first hand just ended with one newcomer waiting to be placed."""
+    hands = [[r] for r in range(2, n + 1)] + [[11, 12]]
+    st = play_state(hands, hands=3, allow_joining=True, rules=rules)
+    st, _ = _join(st, "newbie")
+    while st["phase"] == "play":
+        seat = D.to_act(st)[0]
+        st, _ = move(st, seat, 5, **D.timeout_move(st, seat))
+    assert st["phase"] == "placing" and st["newcomers"] == [n]
+    return st
+
+
+@pytest.mark.parametrize(("n", "middle"), [(4, [0]), (5, [0, 1]), (6, [1]), (7, [1, 2]), (8, [2]), (9, [2, 3])])
+def test_newcomer_is_seated_halfway_between_gd_and_gp(n, middle):
+    """Seed 004, INCORPORARSE A UNA PARTIDA EN MARCHA: newcomers enter as Merchants "a medio camino
+    entre el Gran Dalmuti y el Gran Peón", and the GD chooses only "si hay varias posiciones entre las
+    que elegir".  Reading (docs): the middle of the table as it stands, as many players above the
+    newcomer as below it (one more on either side with an odd number of players)."""
+    st = _placing(n)
+    gd = st["order"][0]
+    assert D.legal_moves(st, gd) == [{"type": "place_newcomer", "newcomer": n, "slot": k} for k in middle]
+    assert D.view(st, gd)["must"]["allowed_slots"] == middle
+    assert D.timeout_move(st, gd) in D.legal_moves(st, gd)
+    for k in range(n - 4 + 1):
+        command = {"type": "place_newcomer", "seat": gd, "seed": 1, "newcomer": n, "slot": k}
+        if k in middle:
+            placed, _ = act(st, command)
+            pos = placed["order"].index(n)
+            assert abs(pos - (n - pos)) <= 1  # players above it against players below it
+            assert D.view(placed, "spectator")["roles"][n] == "merchant"
+        else:
+            rejects(st, command, "invalid-slot")
+
+
+def test_newcomer_placing_of_rules_2_games_keeps_any_merchant_slot():
+    """Rules versions: a game started under rules 2 keeps its placings, where the GD chose any
+    Merchant slot (docs, "Rules versions")."""
+    st = _placing(8, rules="2")
+    gd = st["order"][0]
+    assert [m["slot"] for m in D.legal_moves(st, gd)] == [0, 1, 2, 3, 4]
+    placed, _ = act(st, {"type": "place_newcomer", "seat": gd, "seed": 1, "newcomer": 8, "slot": 0})
+    assert placed["order"].index(8) == 2
 
 
 def test_join_before_start_takes_part_in_draw():

@@ -12,15 +12,17 @@ GAME_ID = "dalmuti"
 TITLE = "El Gran Dalmuti"
 
 
-RULES_VERSION = "2"
+RULES_VERSION = "3"
 
 # scores are whole points (one for each opponent still holding cards when a player goes out); a
 # reviewer's award or score correction gives whole numbers and keeps them integers
 WHOLE_SCORES = True
 
 
-# rules versions whose logs this module folds exactly as they were played
-FOLDS_RULES = ("1",)
+# rules versions whose logs this module folds exactly as they were played.  Version 3 seats a newcomer
+# halfway between the Greater Dalmuti and the Greater Peon (version 2 let the Greater Dalmuti choose any
+# Merchant slot); the events are the same, and a game of 1 or 2 keeps its own placings.
+FOLDS_RULES = ("1", "2")
 
 
 # events after which the deal in play is over and its commitment is revealed

@@ -8,7 +8,7 @@ from domain.base import RuleViolation, committed, event, int_field, rng, shuffle
 from domain.dalmuti.about import MAX_PLAYERS, NAME_MAX
 from domain.dalmuti.cards import JESTER, deck_for
 from domain.dalmuti.evolve import _Out
-from domain.dalmuti.state import _seat_in_phase, _system, _v1
+from domain.dalmuti.state import _seat_in_phase, _system, _v1, placing_slots
 
 
 def _seating_draw(seats: list[int], deck: list[int], seed: int) -> tuple[list, list[int]]:
@@ -168,13 +168,20 @@ def _d_place(state: dict, command: dict) -> list[dict]:
     slot = int_field(command, "slot")
     if newcomer not in state["newcomers"]:
         raise RuleViolation("not-a-newcomer", f"seat {newcomer} is not waiting to be placed")
-    merchants = len(order) - 4
-    if not 0 <= slot <= merchants:
-        raise RuleViolation(
-            "invalid-slot",
-            f"newcomers sit among the Merchants: slot must be 0..{merchants} "
-            "(0 just after the Lesser Dalmuti, the last just before the Lesser Peon)",
-        )
+    allowed = placing_slots(state)
+    if slot not in allowed:
+        if _v1(state) or state.get("rules") == "2":
+            detail = (
+                f"newcomers sit among the Merchants: slot must be 0..{allowed[-1]} "
+                "(0 just after the Lesser Dalmuti, the last just before the Lesser Peon)"
+            )
+        else:
+            detail = (
+                "newcomers sit halfway between the Greater Dalmuti and the Greater Peon: slot must be "
+                + " or ".join(map(str, allowed))
+                + " (0 just after the Lesser Dalmuti)"
+            )
+        raise RuleViolation("invalid-slot", detail)
     last = len(state["newcomers"]) == 1
     seed = int_field(command, "seed") if last else None
     new_order = order[: 2 + slot] + [newcomer] + order[2 + slot :]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from domain.base import RuleViolation
-from domain.dalmuti.state import _v1, may_declare, to_act
+from domain.dalmuti.state import _v1, may_declare, placing_slots, to_act
 from domain.dalmuti.tricks import _play_moves
 
 
@@ -24,11 +24,10 @@ def legal_moves(state: dict, seat: int) -> list[dict]:
             return [{"type": "declare_revolution"}, {"type": "decline_revolution"}]
         return [{"type": "decline_revolution"}]
     if phase == "placing":
-        merchants = len(order) - 4
         return [
             {"type": "place_newcomer", "newcomer": s, "slot": k}
             for s in state["newcomers"]
-            for k in range(merchants + 1)
+            for k in placing_slots(state)
         ]
     if phase == "taxes":
         moves: list[dict] = []
@@ -58,7 +57,7 @@ def timeout_move(state: dict, seat: int) -> dict:
     if phase == "revolution":
         return {"type": "decline_revolution"}
     if phase == "placing":
-        return {"type": "place_newcomer", "newcomer": state["newcomers"][0], "slot": 0}
+        return {"type": "place_newcomer", "newcomer": state["newcomers"][0], "slot": placing_slots(state)[0]}
     # taxes: a giver gives its worst cards; the Merchant declines
     if seat in state["tax_pending"]:
         need = 2 if seat == order[0] else 1

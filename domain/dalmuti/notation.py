@@ -121,8 +121,10 @@ PHASES: list[dict] = [
         "id": "placing",
         "name": {"en": "Placing newcomers", "es": "Colocar a los recién llegados"},
         "description": {
-            "en": "Before the next deal the Greater Dalmuti seats each newcomer among the Merchants.",
-            "es": "Antes del siguiente reparto, el Gran Dalmuti sienta a cada recién llegado entre los Comerciantes.",
+            "en": "Before the next deal the Greater Dalmuti seats each newcomer among the Merchants, halfway "
+            "down the table.",
+            "es": "Antes del siguiente reparto, el Gran Dalmuti sienta a cada recién llegado entre los "
+            "Comerciantes, a medio camino de la mesa.",
         },
     },
     {
@@ -278,10 +280,10 @@ MOVES: dict[str, dict] = {
     },
     "place_newcomer": {
         "description": {
-            "en": "The Greater Dalmuti seats a newcomer among the Merchants: slot 0 just after the Lesser "
-            "Dalmuti, the last slot just before the Lesser Peon.",
-            "es": "El Gran Dalmuti sienta a un recién llegado entre los Comerciantes: el hueco 0 justo después "
-            "del Pequeño Dalmuti, el último justo antes del Pequeño Peón.",
+            "en": "The Greater Dalmuti seats a newcomer among the Merchants, halfway between the Greater "
+            "Dalmuti and the Greater Peon: slot 0 is just after the Lesser Dalmuti.",
+            "es": "El Gran Dalmuti sienta a un recién llegado entre los Comerciantes, a medio camino entre el "
+            "Gran Dalmuti y el Gran Peón: el hueco 0 está justo después del Pequeño Dalmuti.",
         },
         "schema": _schema(
             "place_newcomer",
@@ -290,7 +292,7 @@ MOVES: dict[str, dict] = {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 11,
-                "description": "0 just after the Lesser Dalmuti, up to the view's must.slots less one",
+                "description": "0 just after the Lesser Dalmuti; one of the view's must.allowed_slots",
             },
         ),
     },
@@ -512,7 +514,7 @@ _MUST = {
                 "action": {"const": "revolution", "description": "answer the revolution question (phase revolution)"},
                 "greater": _bool("true when you are the Greater Peon: a revolution you declare is a greater one"),
                 "may_declare": _bool(
-                    "true when you hold both jesters and may declare (rules 2; absent in games of rules 1, "
+                    "true when you hold both jesters and may declare (rules 2 and 3; absent in games of rules 1, "
                     "where only the holder is asked)"
                 ),
             },
@@ -546,6 +548,13 @@ _MUST = {
                 },
                 "newcomers": _seat_list("the newcomers still waiting to be placed", 1, 12),
                 "slots": _int("the number of slots: slot 0 is just after the Lesser Dalmuti", 1, 12),
+                "allowed_slots": _list(
+                    _int("a slot", 0, 11),
+                    "the slots you may choose now: halfway between the Greater Dalmuti and the Greater Peon "
+                    "(rules 3; every slot in games of rules 1 and 2)",
+                    1,
+                    12,
+                ),
             },
             "placing newcomers",
         ),
@@ -591,9 +600,10 @@ VIEW_SCHEMA: dict = {
             "game": {"const": "dalmuti", "description": "the game type"},
             "rules_version": {
                 "type": "string",
-                "enum": ["1", "2"],
-                "description": "the rules version the match is played under (2 asks every seat the revolution "
-                "question; 1 asked only the holder of both jesters)",
+                "enum": ["1", "2", "3"],
+                "description": "the rules version the match is played under (3 seats a newcomer halfway "
+                "between the Greater Dalmuti and the Greater Peon, where 1 and 2 allowed any Merchant slot; "
+                "2 and 3 ask every seat the revolution question; 1 asked only the holder of both jesters)",
             },
             "phase": {
                 "type": "string",
@@ -718,7 +728,7 @@ VIEW_SCHEMA: dict = {
             "tax": _TAX,
             "revolution_answer": {
                 "type": ["boolean", "null"],
-                "description": "a seat's view, phase revolution (rules 2): true if this seat declared, false if "
+                "description": "a seat's view, phase revolution (rules 2 and 3): true if this seat declared, false if "
                 "it declined, null until it answers",
             },
             "hands": _per_seat(
@@ -834,7 +844,7 @@ EVENT_SCHEMAS: dict[str, dict] = {
                     "the hand is over",
                 },
                 "jesters_seat": _seat_no(
-                    "rules 1 only (absent in rules 2): the seat holding both jesters that may declare a "
+                    "rules 1 only (absent in rules 2 and 3): the seat holding both jesters that may declare a "
                     "revolution; null if none",
                     True,
                 ),
@@ -894,8 +904,8 @@ EVENT_SCHEMAS: dict[str, dict] = {
     "RevolutionDeclined": _event(
         "Nobody declared a revolution: the taxes follow (or play, after the first hand's automatic revolution)",
         _obj(
-            {"seat": _seat_no("rules 1 only: the holder of both jesters, who declined; absent in rules 2")},
-            "empty in rules 2",
+            {"seat": _seat_no("rules 1 only: the holder of both jesters, who declined; absent in rules 2 and 3")},
+            "empty in rules 2 and 3",
             [],
         ),
     ),

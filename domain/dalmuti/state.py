@@ -70,6 +70,22 @@ def _v1(state: dict) -> bool:
     return state.get("rules", "1") == "1"
 
 
+def placing_slots(state: dict) -> list[int]:
+    """The slots where the Greater Dalmuti may seat a newcomer now (slot ``k``
+    puts it at position ``2 + k``, just after the Lesser Dalmuti for 0).
+
+    Seed 004, INCORPORARSE: newcomers enter as Merchants "a medio camino entre
+    el Gran Dalmuti y el Gran Peón", the GD choosing when there are several
+    places.  From rules 3 that is the middle of the table as it stands: as many
+    players above the newcomer as below it, or one more on either side when the
+    table has an odd number of players.  Rules 1 and 2 allowed every Merchant
+    slot, and games of those versions keep it."""
+    t = len(state["order"])
+    if state.get("rules", "1") in ("1", "2"):
+        return list(range(t - 4 + 1))
+    return sorted({t // 2 - 2, (t + 1) // 2 - 2})
+
+
 def may_declare(state: dict, seat: int) -> bool:
     """Rules 2: whether ``seat`` may declare a revolution in this revolution
     phase: it holds both jesters, and in the first hand's automatic

@@ -6,7 +6,7 @@ from typing import Any
 
 from domain.base import REVIEWER, viewer_is_seat
 from domain.dalmuti.about import GAME_ID
-from domain.dalmuti.state import _v1, may_declare, outcome, role_at, to_act
+from domain.dalmuti.state import _v1, may_declare, outcome, placing_slots, role_at, to_act
 
 
 def _must(state: dict, seat: int) -> dict | None:
@@ -25,7 +25,12 @@ def _must(state: dict, seat: int) -> dict | None:
             return {"action": "revolution", "greater": seat == order[-1]}
         return {"action": "revolution", "greater": seat == order[-1], "may_declare": may_declare(state, seat)}
     if phase == "placing":
-        return {"action": "place_newcomer", "newcomers": list(state["newcomers"]), "slots": len(order) - 3}
+        return {
+            "action": "place_newcomer",
+            "newcomers": list(state["newcomers"]),
+            "slots": len(order) - 3,
+            "allowed_slots": placing_slots(state),
+        }
     if seat in state["tax_pending"]:
         return {
             "action": "give_taxes",
