@@ -228,10 +228,10 @@ def table_event_schemas(game_id: str) -> dict[str, dict]:
         ),
         tables.TURN_TIMED_OUT: (
             "A seat's time ran out, or the seat is away: the table makes its timeout move for it (the move's "
-            "own events follow)",
+            "own events follow, showing what they show; the move itself is the seat's, in the private part)",
             _obj(
-                "whose turn timed out, why, and the move made",
-                ("seat", "reason", "move"),
+                "whose turn timed out and why (a log written before the move was kept private has it here too)",
+                ("seat", "reason"),
                 seat=_SEAT_NO,
                 reason={
                     "enum": ["deadline", "absent"],
@@ -358,6 +358,13 @@ def table_event_schemas(game_id: str) -> dict[str, dict]:
     }
     assert set(shapes) == tables.TABLE_EVENTS, "every table event has its shape"
     out = {kind: {"description": text, "data": data, "private": None} for kind, (text, data) in shapes.items()}
+    # the timeout move may hold cards only its seat sees (taxes given, a card passed): the seat's own part
+    out[tables.TURN_TIMED_OUT]["private"] = {
+        "type": "object",
+        "description": "seat number (as a string) -> the move the table made for that seat, shown to that seat "
+        "and to a caller who sees everything",
+        "additionalProperties": _obj("the timeout move", ("move",), move=move),
+    }
     # a tournament's table (and a game given a deal seed) keeps the seed of its deals in a secret part, shown
     # only to a caller who sees everything
     out[tables.GAME_CREATED]["private"] = {

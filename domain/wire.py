@@ -21,7 +21,7 @@ every value of an object).  The path ends at a card.  A missing key
 or a ``None`` on the way is skipped (events and views vary by phase).
 
 The table's own events carry cards too: a timed-out seat's move
-(``TurnTimedOut`` ``data.move``), each deal's deck in the private part of the
+(``TurnTimedOut`` ``private.<seat>.move``; ``data.move`` in an earlier log), each deal's deck in the private part of the
 event that commits it (``private.deal.deck``) and in its ``DealRevealed``.
 A deal's ``commitment`` is made again over the deck as the log writes it (its
 codes): anyone can check a revealed deck against the commitment as both are
@@ -196,10 +196,17 @@ def decode_move(game: str, move: dict) -> dict:
 
 
 def _timed_out_paths(game: str, event: dict) -> tuple[Path, ...]:
-    move = (event.get("data") or {}).get("move")
-    if not isinstance(move, dict):
-        return ()
-    return tuple(("data", "move", *p) for p in move_paths(game, move.get("type")))
+    """The cards of a ``TurnTimedOut``'s move: in its seat's private part (``private.<seat>.move``), or in
+    its public data (``data.move``) in a log written before the move was kept the seat's."""
+    found: list[tuple[Path, dict]] = []
+    data, private = event.get("data") or {}, event.get("private")
+    if isinstance(data, dict) and isinstance(data.get("move"), dict):
+        found.append((("data", "move"), data["move"]))
+    if isinstance(private, dict):
+        for seat, part in private.items():
+            if isinstance(part, dict) and isinstance(part.get("move"), dict):
+                found.append((("private", seat, "move"), part["move"]))
+    return tuple((*at, *p) for at, move in found for p in move_paths(game, move.get("type")))
 
 
 def _secret(event: dict) -> dict | None:

@@ -163,3 +163,56 @@ def test_no_response_shows_a_card_the_caller_may_not_see(client, integrator, gam
             caught += 1
         assert caught, "the full view showed no seat another seat's secret: the check could not fail"
     assert checked > 100
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "seats", "move"),
+    [("dalmuti", {"hands": 3}, 4, "give_taxes"), ("muerte", {"games": 1}, 6, "exchange")],
+)
+def test_a_timeout_move_is_its_seats_own(client, integrator, game, options, seats, move):
+    """A seat that is away (or out of time) is moved for by the table, and its timeout move may hold
+    cards only it sees: the taxes a Peon gives, the card passed to a partner.  Its ``TurnTimedOut``
+    showed the move in its public data, so every other seat and every spectator read those cards."""
+    for trial in range(8):
+        created = client.post(
+            "/games",
+            json={"game": game, "players": [f"p{i}" for i in range(seats)], "options": options},
+            headers=integrator,
+        ).get_json()
+        gid, toks = created["id"], tokens(created)
+        away = trial % seats
+        assert client.post(f"/games/{gid}/seats/{away}/leave", headers=bearer(toks[away])).status_code == 200
+        rng = random.Random(f"timeout-{game}-{trial}")
+        for _ in range(5000):
+            view = client.get(f"/games/{gid}", headers=bearer(toks[(away + 1) % seats])).get_json()
+            if view["finished"]:
+                break
+            seat = rng.choice([s for s in view["to_act"] if s != away])
+            lm = client.get(f"/games/{gid}/legal-moves", headers=bearer(toks[seat])).get_json()
+            assert (
+                client.post(f"/games/{gid}/moves", json=rng.choice(lm["moves"]), headers=bearer(toks[seat])).status_code
+                == 201
+            )
+        full = client.get(f"/games/{gid}/audit", headers=integrator).get_json()
+        assert full["chain"]["ok"]
+        made = [e for e in full["events"] if e["type"] == "TurnTimedOut"]
+        moves = [(e.get("private") or {}).get(str(away), {}).get("move") or e["data"].get("move") for e in made]
+        if not any(m and m["type"] == move for m in moves):
+            continue  # the away seat never had such a move to make in this game
+        for who in [None, *(s for s in toks if s != away)]:
+            headers = bearer(toks[who]) if who is not None else {}
+            shown = [
+                e
+                for e in client.get(f"/games/{gid}/events", headers=headers).get_json()["events"]
+                if e["type"] == "TurnTimedOut"
+            ]
+            assert len(shown) == len(made)
+            for e in shown:
+                assert "move" not in e["data"], (
+                    f"{'a spectator' if who is None else f'seat {who}'} sees {e['data']['move']}"
+                )
+                assert "private" not in e and e.get("redacted") is True
+        # the log keeps each move in its seat's private part (a seat's token shows it its own part)
+        assert all("move" not in e["data"] and e["private"][str(away)]["move"] for e in made)
+        return
+    raise AssertionError(f"no {move} was made for an away seat")

@@ -117,7 +117,10 @@ class Appender:
         module = registry.get(table["game"])
         move = module.timeout_move(table["state"], seat)
         decided = module.decide(table["state"], {**move, "seat": seat, "seed": facts.seed(table)})
-        return [{"type": tables.TURN_TIMED_OUT, "data": {"seat": seat, "reason": reason, "move": move}}] + decided
+        # the move is the seat's own: it may hold cards no other seat sees (taxes given, a card passed to a
+        # partner, cards kept); the events it brings about show publicly what it does publicly
+        timed_out = {"type": tables.TURN_TIMED_OUT, "data": {"seat": seat, "reason": reason}}
+        return [{**timed_out, "private": {str(seat): {"move": move}}}] + decided
 
     def commit(
         self,
