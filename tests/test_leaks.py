@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import secrets
 
 import pytest
 
@@ -28,7 +29,7 @@ from domain import registry
 from events.envelope import dumps
 
 from .conftest import bearer
-from .helpers import SHORT, tokens
+from .helpers import SHORT, create, tokens
 
 PLAYERS = {"dalmuti": 5, "cego": 4, "muerte": 6, "onion": 4}
 GAMES_PER_TYPE = 3
@@ -216,3 +217,40 @@ def test_a_timeout_move_is_its_seats_own(client, integrator, game, options, seat
         assert all("move" not in e["data"] and e["private"][str(away)]["move"] for e in made)
         return
     raise AssertionError(f"no {move} was made for an away seat")
+
+
+def test_a_timeout_move_in_the_public_data_of_an_earlier_log_is_shown_only_to_its_seat(client, integrator):
+    """A log written before the timeout move was kept in its seat's private part holds it in the public
+    data of its ``TurnTimedOut``.  Such a log (brought by an import) shows it to that seat and to callers
+    who see everything, and to nobody else: events, replays and the stream go through the same sight."""
+    from events.envelope import loads
+
+    from .test_import_authority import _reseal
+
+    created = create(client, integrator, options={"hands": 1})
+    gid, toks = created["id"], tokens(created)
+    assert client.post(f"/games/{gid}/seats/0/leave", headers=bearer(toks[0])).status_code == 200
+    lines = client.get(f"/games/{gid}/export", headers=integrator).data.splitlines()
+    header, envs = loads(lines[0]), [loads(x) for x in lines[1:]]
+    timed = [e for e in envs if e["type"] == "TurnTimedOut"]
+    assert timed, "the seat that left was moved for at once"
+    for env in timed:  # as such logs were written: the move in the public data, no private part, no salt
+        env["data"] = {**env["data"], "move": env.pop("private")["0"]["move"]}
+        env.pop("salt", None)
+    old = secrets.token_hex(8)
+    r = client.post(
+        "/games/import",
+        data=_reseal(header, envs, old),
+        headers={**integrator, "Content-Type": "application/x-ndjson"},
+    )
+    assert r.status_code == 201, r.get_json()
+    seats = {s["seat"]: s["token"] for s in r.get_json()["seats"]}
+    full = client.get(f"/games/{old}/audit", headers=integrator).get_json()["events"]
+    assert all("move" in e["data"] for e in full if e["type"] == "TurnTimedOut")  # the log holds it so
+    for who in (None, 1, 2, 3):
+        headers = bearer(seats[who]) if who is not None else {}
+        for e in client.get(f"/games/{old}/events", headers=headers).get_json()["events"]:
+            if e["type"] == "TurnTimedOut":
+                assert "move" not in e["data"] and e["redacted"] is True, (who, e)
+    own = client.get(f"/games/{old}/events", headers=bearer(seats[0])).get_json()["events"]
+    assert all("move" in e["data"] for e in own if e["type"] == "TurnTimedOut")

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from events.envelope import for_viewer
 
 REVEAL_EVENT = "DealRevealed"
+TIMED_OUT_EVENT = "TurnTimedOut"
 
 
 @dataclass(frozen=True)
@@ -181,6 +182,11 @@ def envelope_for(env: dict, sight: Sight) -> dict | None:
     if past and not sight.own_seat:
         return None
     out = for_viewer(env, sight.seat)  # other seats' private parts (and the setup secret) removed
+    if env["type"] == TIMED_OUT_EVENT and "move" in env["data"] and env["data"].get("seat") != sight.seat:
+        # a log written before the timeout move was kept in its seat's private part holds it in the
+        # public data: it may hold cards only that seat sees (taxes given, a card passed)
+        out = {**out, "data": {k: v for k, v in env["data"].items() if k != "move"}, "redacted": True}
+        out.pop("salt", None)
     if past and env["type"] == REVEAL_EVENT:
         out = dict(out)
         out["data"] = {"deal_version": env["data"].get("deal_version"), "embargoed": True}
