@@ -12,7 +12,10 @@ import redis
 
 from domain import table as tables
 from events.envelope import loads, parse_time
+from events.store import key
+from service.core.listing import INDEX_INFO
 from service.core.naipes import Naipes
+from service.core.timers import DEADLINES
 from service.core.verify import verify_export
 from service.web.app import create_app
 
@@ -135,3 +138,45 @@ def test_a_restart_of_the_clocks_is_imported_only_as_a_service_writes_it(client,
     honest = _reseal(header, [*envs, _extra(envs, tables.CLOCKS_RESTARTED, {"reason": "imported"}, "system")], g["id"])
     r = here.post("/games/import", data=honest, headers={**integrator, **NDJSON})
     assert r.status_code == 201, r.get_json()
+
+
+def test_an_imports_deadlines_and_bots_turns_are_scheduled_once_its_owner_tokens_and_listing_are_written(
+    elsewhere, integrator, quiet
+):
+    """A bot to act is due at once, and a worker may make its move as soon as its turn is queued: were the
+    turn queued in the import's own append, a bot's move that ended the game would find no owner to tell
+    its end to (its webhook lost), and the import's listing would then list the finished game as active.
+    So the import writes the deadlines and queues the bots' turns last: whenever the scheduler is called,
+    the game's owner, its seats' tokens and its listing are there."""
+    _url, service, here = quiet
+    seen: list[tuple] = []
+    scheduler = service.scheduler
+
+    class Watching:  # the service's own scheduler, noting what the store holds whenever it is called
+        shared = scheduler.shared
+
+        def _note(self, game_id: str) -> None:
+            ctx = service.visibility.context(game_id)
+            listed = service.redis.hget(INDEX_INFO, game_id)
+            seen.append((ctx.owner, bool(service.redis.hlen(key(game_id, "auth"))), listed is not None))
+
+        def in_append(self, game_id, old, new):
+            self._note(game_id)
+            return scheduler.in_append(game_id, old, new)
+
+        def after_append(self, old, new, game_id):
+            self._note(game_id)
+            return scheduler.after_append(old, new, game_id)
+
+        def __call__(self, old, new, game_id):
+            self._note(game_id)
+            return scheduler(old, new, game_id)
+
+    service.scheduler = Watching()
+    g = create(elsewhere, integrator, options={**SHORT["dalmuti"], "bots": {"1": "random"}}, players=list("abcd"))
+    exported = elsewhere.get(f"/games/{g['id']}/export", headers=integrator).data
+    r = here.post("/games/import", data=exported, headers={**integrator, **NDJSON})
+    assert r.status_code == 201, r.get_json()
+    assert seen, "the import scheduled nothing"
+    assert all(owner is not None and tokens and listed for owner, tokens, listed in seen), seen
+    assert service.queue_redis.zrangebyscore(DEADLINES, "-inf", "+inf"), "no deadline was written"

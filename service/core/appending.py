@@ -132,12 +132,15 @@ class Appender:
         idempotency_key: str | None = None,
         response: bytes | None = None,
         beside: list[Callable[[Any], None]] | None = None,
+        schedule: bool = True,
     ) -> bytes | None:
         """Append ``envs`` (``old`` to ``new``) with what an append writes beside it, and set going what
         follows it.  ``beside``: more writes of the game's own keys for the same round trip (a new game's
         owner and seat tokens): the game is of no use without them, and an error reply to one of
         them fails the request (503) though the append was made; an error reply to the other writes
-        beside a move (its deadlines' marks) is logged, the move stands."""
+        beside a move (its deadlines' marks) is logged, the move stands.  ``schedule=False``: the
+        deadlines (and a bot's turn) are left to the caller's :meth:`schedule`, once what the game needs
+        besides its log is written (an import's owner, tokens and listing)."""
         try:
             result = self.naipes.store.append(
                 game_id,
@@ -146,7 +149,7 @@ class Appender:
                 snapshot=dumps(new),
                 idempotency_key=idempotency_key,
                 response=response,
-                also=self._due_mark(game_id, new, old, beside or ()),
+                also=self._due_mark(game_id, new, old, beside or (), schedule=schedule),
             )
         except AlsoFailed as exc:
             log.error("writes beside the append of game %s at version %s failed: %s", game_id, new["version"], exc)
@@ -176,12 +179,24 @@ class Appender:
             except Exception:  # the move is stored; the listing's next read, or the round's next end, lists them
                 log.exception("could not list again the held tables of the round of game %s", game_id)
         scheduler = self.naipes.scheduler
-        if scheduler is not None:  # what the append could not carry: bots' turns, continuations
+        if scheduler is not None and schedule:  # what the append could not carry: bots' turns, continuations
             try:
                 getattr(scheduler, "after_append", scheduler)(old or {}, new, game_id)
             except Exception:  # the move is stored; a lost timer must not fail it
                 log.exception("could not schedule the deadlines of game %s at version %s", game_id, new["version"])
         return None
+
+    def schedule(self, game_id: str, table: dict) -> None:
+        """The deadlines of a table committed with ``schedule=False``, and its bot's turn, written now.
+        Should this fail, the listing's mark of a running timed game has the workers' reconcile pass
+        write them."""
+        scheduler = self.naipes.scheduler
+        if scheduler is None:
+            return
+        try:
+            scheduler({}, table, game_id)
+        except Exception:  # the game is stored; the reconcile pass catches up
+            log.exception("could not schedule the deadlines of game %s at version %s", game_id, table["version"])
 
     def _written_again(self, game_id: str, beside: list[Callable[[Any], None]]) -> bool:
         """The writes a new game cannot do without (its owner, its seat tokens), made once more on their
@@ -232,7 +247,13 @@ class Appender:
         return ok
 
     def _due_mark(
-        self, game_id: str, table: dict, old: dict | None = None, beside: Iterable[Callable[[Any], None]] = ()
+        self,
+        game_id: str,
+        table: dict,
+        old: dict | None = None,
+        beside: Iterable[Callable[[Any], None]] = (),
+        *,
+        schedule: bool = True,
     ) -> Callable[[Any], None] | None:
         """What the append of a table writes beside it, in the same round trip: ``beside``, the caller's
         own writes (a new game's owner and seat tokens), then the game's mark
@@ -246,6 +267,8 @@ class Appender:
         if _finishing(old, table):
             writes.append(lambda pipe: pipe.zadd(FINISHING, {game_id: _time.time()}))
             writes.append(lambda pipe: pipe.zadd(ENDING, {game_id: _time.time()}))
+        if not schedule:
+            return (lambda pipe: [write(pipe) for write in writes]) if writes else None
         if any(entry.get("deadline") is not None for entry in (table.get("clock") or {}).values()):
             writes.append(lambda pipe: pipe.zadd(DUE, {game_id: _time.time()}))
         in_append = getattr(self.naipes.scheduler, "in_append", None)

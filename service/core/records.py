@@ -357,7 +357,9 @@ class Records:
                 attempt = f"import:{secrets.token_hex(8)}"
                 if not origin["sealed"]:  # before the events: no export seals them meanwhile
                     self.naipes.visibility.mark_import(game_id)
-                self.naipes.appender.commit(game_id, None, table, envs, idempotency_key=attempt)
+                # its deadlines and bots' turns once its owner, tokens and listing are written: a bot's move
+                # that ended the game before them would tell its end to no owner, and be listed over
+                self.naipes.appender.commit(game_id, None, table, envs, idempotency_key=attempt, schedule=False)
             except VersionConflict:
                 raise ProblemError(
                     409, "Game exists", f"game '{game_id}' is already in this store", "game-exists"
@@ -367,6 +369,7 @@ class Records:
             self.naipes.visibility.write_meta(game_id, owner=owner, origin=origin)
             seats = self.naipes.games.new_tokens(game_id, facts.players(table), replace=False)
             self.naipes.listing.index(game_id, table, created=True)
+        self.naipes.appender.schedule(game_id, table)
         return {
             "id": game_id,
             "game": table["game"],
