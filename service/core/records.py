@@ -381,8 +381,9 @@ class Records:
     def _restart_clocks(self, game_id: str, envs: list[dict], table: dict) -> tuple[list[dict], dict]:
         """A running game whose clock runs (a seat's turn, or a bot's) starts its clocks again here: a
         ``ClocksRestarted`` event follows the imported log, so each seat to act gets a fresh turn from the
-        import instead of being timed out for the time between the export and the import, and the
-        append schedules its deadlines as a move's does.  A finished or frozen game runs no clock."""
+        import instead of being timed out for the time between the export and the import; its deadlines
+        are scheduled once the game's owner, tokens and listing are written.  A finished or frozen game
+        runs no clock."""
         if tables.outcome(table) is not None or not table.get("clock"):
             return envs, table
         event = {"type": tables.CLOCKS_RESTARTED, "data": {"reason": "imported"}}
