@@ -108,8 +108,8 @@ def test_a_creation_whose_other_side_write_redis_refuses_is_whole_and_answered_2
     redis_client.set(refused, "a string")
     due_mark = Appender._due_mark
 
-    def with_a_refused_write(self, game_id, table, old=None, beside=()):
-        writes = due_mark(self, game_id, table, old, beside)
+    def with_a_refused_write(self, game_id, table, old=None, beside=(), **kwargs):
+        writes = due_mark(self, game_id, table, old, beside, **kwargs)
         return lambda pipe: [writes(pipe) if writes else None, pipe.zadd(refused, {game_id: 1})]
 
     monkeypatch.setattr(Appender, "_due_mark", with_a_refused_write)
