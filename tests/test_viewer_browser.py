@@ -17,6 +17,7 @@ import time
 import pytest
 import requests
 
+from events.envelope import GENESIS, dumps, event_hash, loads
 from service.core.identity import Viewer
 
 from .conftest import API_KEY
@@ -582,5 +583,157 @@ def test_viewer_viewpoints_never_leave_a_blank_page(browser, live_server, servic
         page.wait_for_selector('body[data-viewer="spectator"]')
         assert page.locator("#error").is_hidden()
         assert page.locator("#seats .seat .hand .card[data-code]").count() == 0
+    finally:
+        page.close()
+
+
+def test_viewer_shows_the_timeout_move_to_its_seat_and_the_reviewer_only(browser, live_server, service, tmp_path):
+    # Dalmuti's taxes: the move the table makes for a seat out of time (its two best cards) is in the
+    # TurnTimedOut's private part; the seat and a reviewer read it in the event list, nobody else
+    g = play(service, "dalmuti", ["ana", "bea", "carl", "dani"], {"hands": 1, "turn_seconds": 600}, seed=3, stop_at=6)
+    while True:
+        table = service.tables.table(g["id"])
+        view = service.reads.state_view(g["id"], Viewer("spectator"), table)
+        if view["state"]["phase"] == "taxes":
+            break
+        seat = view["to_act"][0]
+        service.moves.move(g["id"], seat, service.reads.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"][0])
+    late = view["to_act"][0]
+    assert service.deadlines.enforce_deadline(g["id"], view["version"], late)
+    timed = next(
+        e
+        for e in service.reads.events(g["id"], Viewer("integrator", scopes=frozenset({"review"})))["events"]
+        if e["type"] == "TurnTimedOut"
+    )
+    move = timed["private"][str(late)]["move"]
+    other = (late + 1) % 4
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        for token, as_, sees in (
+            (g["seats"][late]["token"], None, True),
+            (API_KEY, "reviewer", True),
+            (None, None, False),
+            (g["seats"][other]["token"], None, False),
+        ):
+            open_at(page, live_server.url, g["id"], timed["version"], token=token, as_=as_)
+            item = page.locator(f'#events li[data-version="{timed["version"]}"]')
+            item.wait_for()
+            shown = item.locator(".timeout-move")
+            if sees:
+                shown.wait_for()
+                words = shown.inner_text()
+                assert "bea" in words or g["seats"][late]["player"] in words
+                assert "give taxes" in words
+                assert sorted(shown.locator(".card[data-code]").evaluate_all("cs => cs.map(c => c.dataset.code)")) == (
+                    sorted(move["cards"])
+                )
+            else:
+                assert shown.count() == 0
+        save_shot(page, tmp_path, "dalmuti-timeout-move")
+    finally:
+        page.close()
+
+
+def test_viewer_says_a_game_was_imported(browser, live_server, service, tmp_path):
+    g = play(service, "cego", ["ana", "bea", "carl"], {"rounds": 1, "turn_seconds": 600}, seed=4, stop_at=8)
+    auth = {"Authorization": f"Bearer {API_KEY}"}
+    lines = requests.get(f"{live_server.url}/games/{g['id']}/export", headers=auth).content.splitlines()
+    # the same log under a new id (this store holds the game already): chained anew, unsealed
+    header, envs = loads(lines[0]), [loads(x) for x in lines[1:]]
+    new_id = g["id"] + "-imp"
+    prev = GENESIS
+    for env in envs:
+        env["game_id"] = new_id
+        env["prev_hash"] = prev
+        env["hash"] = event_hash(prev, {k: v for k, v in env.items() if k != "hash"})
+        prev = env["hash"]
+    header = {k: v for k, v in header.items() if k != "seal"} | {"game_id": new_id, "head_hash": prev}
+    body = b"\n".join([dumps(header), *(dumps(e) for e in envs)])
+    r = requests.post(
+        f"{live_server.url}/games/import", data=body, headers={**auth, "Content-Type": "application/x-ndjson"}
+    )
+    assert r.status_code == 201, r.text
+    answer = r.json()
+    head = answer["version"]
+    g = {"id": new_id}
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        open_at(page, live_server.url, g["id"], head)
+        prov = page.locator("#provenance")
+        prov.wait_for()
+        assert prov.get_attribute("data-kind") == "imported"
+        words = prov.inner_text()
+        assert "imported" in words and str(answer["provenance"]["imported_version"]) in words
+        assert "ClocksRestarted" in page.inner_text("#events")
+        save_shot(page, tmp_path, "cego-imported")
+    finally:
+        page.close()
+
+
+def test_viewer_lists_the_rulings_with_their_reason_and_authority(browser, live_server, service, tmp_path):
+    g = play(service, "muerte", ["ana", "bea", "carl", "dani", "eva", "flor"], {}, seed=3, stop_at=12)
+    base = f"{live_server.url}/games/{g['id']}"
+    auth = {"Authorization": f"Bearer {API_KEY}"}
+    assert requests.post(f"{base}/freeze", json={"reason": "a seat saw cards"}, headers=auth).status_code == 201
+    assert requests.post(f"{base}/notes", json={"version": 3, "text": "look here"}, headers=auth).status_code == 201
+    scores = [1, 0, 1, 0, 1, 0]
+    r = requests.post(
+        f"{base}/adjudications", json={"action": "award", "reason": "carl cheated", "scores": scores}, headers=auth
+    )
+    assert r.status_code == 201
+    head = r.json()["version"]
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        open_at(page, live_server.url, g["id"], head)
+        rulings = page.locator("#rulings li")
+        rulings.first.wait_for()
+        assert rulings.count() == 3
+        words = page.inner_text("#rulings")
+        assert "a seat saw cards" in words and "carl cheated" in words and "look here" in words
+        assert "made here" in words
+        assert "sets the result" in words  # the seats' played scores are not the result
+        # the note is on version 3: shown there; before the rulings none is counted as made
+        open_at(page, live_server.url, g["id"], 3)
+        page.locator("#rulings").wait_for()
+        assert "after this version" in page.inner_text("#rulings")
+        assert page.locator("#rulings li.here").count() == 1
+        save_shot(page, tmp_path, "muerte-rulings")
+    finally:
+        page.close()
+
+
+def test_viewer_names_the_places_a_newcomer_may_take(browser, live_server, service, tmp_path):
+    g = play(
+        service,
+        "dalmuti",
+        ["ana", "bea", "carl", "dani", "eva"],
+        {"hands": 2, "allow_joining": True},
+        seed=2,
+        stop_at=6,
+    )
+    service.games.join(g["id"], "zoe", Viewer("integrator", scopes=frozenset({"admin"})))
+    rng = random.Random(2)
+    while True:
+        view = service.reads.state_view(g["id"], Viewer("spectator"))
+        if view["state"]["phase"] == "placing":
+            break
+        seat = rng.choice(view["to_act"])
+        service.moves.move(
+            g["id"], seat, rng.choice(service.reads.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"])
+        )
+    gd = view["to_act"][0]
+    moves = service.reads.legal_moves(g["id"], Viewer("seat", seat=gd))["moves"]
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        open_at(page, live_server.url, g["id"], view["version"], token=g["seats"][gd]["token"])
+        slots = page.locator("#table-state .slot")
+        slots.first.wait_for()
+        shown = slots.all_inner_texts()
+        # each slot as the legal move's words put it: between two named players
+        assert len(shown) == len(moves)
+        for text_, move in zip(shown, moves, strict=True):
+            between = move["label"].split(" between ", 1)[1]
+            assert between in text_, (text_, move["label"])
+        save_shot(page, tmp_path, "dalmuti-newcomer-slots")
     finally:
         page.close()

@@ -403,14 +403,49 @@ function renderTable(view, ctx) {
   add("version", text("span", String(view.version)));
   add("to act", text("span", view.to_act.length ? view.to_act.map((s) => seatName(ctx, s)).join(", ") : "—"));
   if (view.frozen) add("frozen", text("span", "yes", "badge warn"));
+  if (view.provenance) add("provenance", provenanceEl(view.provenance));
   const focus = new Set(FOCUS_KEYS[view.game] || []);
   for (let [k, v] of Object.entries(st)) {
     if (HIDDEN_KEYS.has(k) || perSeat.has(k) || focus.has(k) || k === "hand_sizes" || deepEmpty(v)) continue;
     if (view.game === "onion" && k === "last_round" && v.showdown) v = { ...v, showdown: undefined }; // drawn above
     if (view.game === "onion" && k === "modifiers" && v.showdown) v = { ...v, showdown: { ...v.showdown, arrangements: undefined } };
+    if (view.game === "dalmuti" && k === "must" && v && Array.isArray(v.allowed_slots) && Array.isArray(st.order)) {
+      add(k, span("", valueEl(ctx, k, { ...v, allowed_slots: undefined }), newcomerSlotsEl(ctx, st.order, v.allowed_slots)));
+      continue;
+    }
     add(k, valueEl(ctx, k, v));
   }
   $("table-state").replaceChildren(dl);
+}
+
+// Where the log comes from: made here, or imported (a chain proves a log unchanged, not who wrote it)
+function provenanceEl(p) {
+  const el = document.createElement("span");
+  el.id = "provenance";
+  el.dataset.kind = p.kind;
+  if (p.kind !== "imported") { el.textContent = "made by this service"; return el; }
+  el.appendChild(text("span", "imported", "badge warn"));
+  const head = String(p.source_head_hash || "").slice(0, 12);
+  el.appendChild(text("span", ` ${p.imported_at || ""} by ${p.imported_by || "?"}: the log as brought ends at version `
+    + `${p.imported_version} (head ${head}…), exported ${p.exported_at || "?"}, `
+    + (p.sealed ? "sealed by this service's key" : "not sealed by this service's key")
+    + (p.review_events ? `, with ${p.review_events} review event${p.review_events === 1 ? "" : "s"} made elsewhere` : "")
+    + "; later events are this service's"));
+  return el;
+}
+
+// Dalmuti: slot k seats a newcomer at position 2 + k of the order, between the players now at 1 + k and 2 + k
+function newcomerSlotsEl(ctx, order, slots) {
+  const wrap = span("kv slots", text("span", "may seat the newcomer", "k"));
+  for (const k of slots) {
+    const above = order[1 + k], below = order[2 + k];
+    const words = isSeat(ctx, above) && isSeat(ctx, below)
+      ? `between ${seatName(ctx, above)} and ${seatName(ctx, below)}` : `at place ${3 + k}`;
+    const el = text("span", `slot ${k}: ${words}`, "slot");
+    el.dataset.slot = k;
+    wrap.appendChild(el);
+  }
+  return wrap;
 }
 
 function renderResult(view, ctx) {
@@ -461,11 +496,33 @@ async function renderEvents(version, ctx) {
       // the event in words (its label, in the browser's language); its type and actor beside it
       const li = document.createElement("li");
       li.appendChild(text("span", e.label || humanise(e.type), "label"));
+      li.dataset.version = e.version;
       li.appendChild(text("span", ` · ${e.type} · ${e.actor}`, "muted"));
       if (!e.label && e.data && typeof e.data === "object") li.appendChild(span("event-data", " ", valueEl(ctx, "event", e.data)));
+      const timeoutMove = timeoutMoveEl(e, ctx);
+      if (timeoutMove) li.appendChild(timeoutMove);
       ol.appendChild(li);
     }
   } catch (err) { /* the table is drawn; the event list is a courtesy */ }
+}
+
+// The move the table made for a seat out of time: kept in the TurnTimedOut's private part, which the API
+// gives only to that seat and to callers who see everything (the label, made from the public part, says
+// only that the table moved)
+function timeoutMoveEl(e, ctx) {
+  if (e.type !== "TurnTimedOut" || !e.private || typeof e.private !== "object") return null;
+  const parts = Object.entries(e.private).filter(([, p]) => p && p.move && typeof p.move === "object");
+  if (!parts.length) return null;
+  const wrap = span("timeout-move");
+  for (const [seat, p] of parts) {
+    const { type, ...fields } = p.move;
+    const line = span("", text("span", `the table's move for ${seatName(ctx, Number(seat))}: `, "muted"),
+      text("strong", humanise(type || "move")));
+    if (Object.keys(fields).length) line.append(" ", valueEl(ctx, "move", fields));
+    line.append(text("span", " (private: shown to that seat and to reviewers)", "muted small"));
+    wrap.appendChild(line);
+  }
+  return wrap;
 }
 
 // ------------------------------------------------------------------ the middle of the table
@@ -689,6 +746,58 @@ async function renderChart(view, ctx) {
   } catch (err) { $("chart").replaceChildren(text("p", "scores unavailable: " + err.message, "muted")); }
 }
 
+// ------------------------------------------------------------------ the rulings
+// A reviewer's freezes, notes and adjudications are public events: listed with their words (reason
+// included), who made them and on whose authority (imported with the log, or made by this service)
+const REVIEW_TYPES = new Set(["GameFrozen", "GameUnfrozen", "NoteAdded", "Adjudicated"]);
+const reviewLog = { key: "", after: 0, events: [] };
+
+async function reviewEvents() {
+  const key = token() + "|" + viewpoint() + "|" + ASKED_LANG;
+  if (reviewLog.key !== key) Object.assign(reviewLog, { key, after: 0, events: [] });
+  while (reviewLog.after < state.head) {
+    const body = await api(`/games/${encodeURIComponent(GAME_ID)}/events?after=${reviewLog.after}&limit=5000`);
+    if (!body.events.length) break;
+    for (const e of body.events) if (REVIEW_TYPES.has(e.type)) reviewLog.events.push(e);
+    reviewLog.after = body.events[body.events.length - 1].version;
+  }
+  return reviewLog.events;
+}
+
+async function renderRulings(view, ctx) {
+  const root = $("rulings");
+  const list = await reviewEvents();
+  if (state.version !== view.version) return;
+  const adjudicated = view.result && view.result.adjudicated;
+  root.hidden = !list.length && !adjudicated;
+  if (root.hidden) { root.replaceChildren(); return; }
+  const items = [text("h2", "Rulings")];
+  if (adjudicated) {
+    items.push(text("p", "A reviewer's ruling sets the result above: the seats' scores and the chart are as played.",
+      "badge warn ruling-note"));
+  }
+  const prov = view.provenance || {};
+  const ol = document.createElement("ol");
+  for (const e of list) {
+    const li = document.createElement("li");
+    li.dataset.version = e.version;
+    const imported = prov.kind === "imported" && e.version <= prov.imported_version;
+    li.appendChild(text("span", `version ${e.version}: `, "muted"));
+    li.appendChild(text("span", e.label || humanise(e.type)));
+    li.appendChild(text("span", ` · by ${e.actor} · ` + (imported ? "imported with the log: a ruling made elsewhere"
+      : "made here, by this service's reviewer"), "muted small"));
+    if (e.version > view.version) { li.classList.add("later"); li.appendChild(text("span", " (after this version)", "muted small")); }
+    if (e.type === "NoteAdded" && e.data && e.data.at_version === view.version) {
+      li.classList.add("here");
+      li.appendChild(text("span", " "));
+      li.appendChild(text("span", "on this version", "badge"));
+    }
+    ol.appendChild(li);
+  }
+  items.push(ol);
+  root.replaceChildren(...items);
+}
+
 // ------------------------------------------------------------------ the reviewer's check of the deals
 // With a key that sees the whole game, the audit trail (GET /games/{id}/audit) gives every event whole
 // and whether the hash chain verifies; each revealed deck is hashed here (SHA-256 of the salt, "|" and
@@ -850,6 +959,7 @@ function draw(view, ctx) {
   document.body.dataset.game = view.game;
   document.body.dataset.version = view.version;
   $("game-type").textContent = view.game;
+  $("game-origin").hidden = !(view.provenance && view.provenance.kind === "imported");
   $("viewer-kind").textContent = view.viewer.full
     ? "viewing as reviewer: every hand shown"
     : `viewing as ${view.viewer.kind}` + (view.viewer.seat != null ? ` (seat ${view.viewer.seat})` : "");
@@ -899,6 +1009,7 @@ async function show(version) {
     state.extras = setTimeout(() => {
       if (ticket !== state.request) return;
       renderChart(view, ctx);
+      renderRulings(view, ctx).catch(() => {});
       renderAudit(view, ctx).catch(() => {});
     }, 150);
   } catch (err) {
