@@ -590,14 +590,17 @@ def test_viewer_viewpoints_never_leave_a_blank_page(browser, live_server, servic
 def test_viewer_shows_the_timeout_move_to_its_seat_and_the_reviewer_only(browser, live_server, service, tmp_path):
     # Dalmuti's taxes: the move the table makes for a seat out of time (its two best cards) is in the
     # TurnTimedOut's private part; the seat and a reviewer read it in the event list, nobody else
-    g = play(service, "dalmuti", ["ana", "bea", "carl", "dani"], {"hands": 1, "turn_seconds": 600}, seed=3, stop_at=6)
+    # two hands: the taxes come before the second; nobody declares a revolution, which would skip them
+    g = service.games.create_game("dalmuti", ["ana", "bea", "carl", "dani"], {"hands": 2, "turn_seconds": 600})
     while True:
         table = service.tables.table(g["id"])
         view = service.reads.state_view(g["id"], Viewer("spectator"), table)
         if view["state"]["phase"] == "taxes":
             break
+        assert not view["finished"], "the game ended before its taxes"
         seat = view["to_act"][0]
-        service.moves.move(g["id"], seat, service.reads.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"][0])
+        moves = service.reads.legal_moves(g["id"], Viewer("seat", seat=seat))["moves"]
+        service.moves.move(g["id"], seat, next(m for m in moves if m["type"] != "declare_revolution"))
     late = view["to_act"][0]
     assert service.deadlines.enforce_deadline(g["id"], view["version"], late)
     timed = next(
@@ -671,7 +674,7 @@ def test_viewer_says_a_game_was_imported(browser, live_server, service, tmp_path
 
 
 def test_viewer_lists_the_rulings_with_their_reason_and_authority(browser, live_server, service, tmp_path):
-    g = play(service, "muerte", ["ana", "bea", "carl", "dani", "eva", "flor"], {}, seed=3, stop_at=12)
+    g = play(service, "muerte", ["ana", "bea", "carl", "dani", "eva", "flor"], {}, seed=3, stop_at=6)
     base = f"{live_server.url}/games/{g['id']}"
     auth = {"Authorization": f"Bearer {API_KEY}"}
     assert requests.post(f"{base}/freeze", json={"reason": "a seat saw cards"}, headers=auth).status_code == 201
