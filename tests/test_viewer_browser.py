@@ -17,7 +17,7 @@ import time
 import pytest
 import requests
 
-from events.envelope import GENESIS, dumps, event_hash, loads
+from events.envelope import loads
 from service.core.identity import Viewer
 
 from .conftest import API_KEY
@@ -638,20 +638,14 @@ def test_viewer_shows_the_timeout_move_to_its_seat_and_the_reviewer_only(browser
 
 
 def test_viewer_says_a_game_was_imported(browser, live_server, service, tmp_path):
+    from .test_import_authority import _reseal
+
     g = play(service, "cego", ["ana", "bea", "carl"], {"rounds": 1, "turn_seconds": 600}, seed=4, stop_at=8)
     auth = {"Authorization": f"Bearer {API_KEY}"}
     lines = requests.get(f"{live_server.url}/games/{g['id']}/export", headers=auth).content.splitlines()
     # the same log under a new id (this store holds the game already): chained anew, unsealed
-    header, envs = loads(lines[0]), [loads(x) for x in lines[1:]]
     new_id = g["id"] + "-imp"
-    prev = GENESIS
-    for env in envs:
-        env["game_id"] = new_id
-        env["prev_hash"] = prev
-        env["hash"] = event_hash(prev, {k: v for k, v in env.items() if k != "hash"})
-        prev = env["hash"]
-    header = {k: v for k, v in header.items() if k != "seal"} | {"game_id": new_id, "head_hash": prev}
-    body = b"\n".join([dumps(header), *(dumps(e) for e in envs)])
+    body = _reseal(loads(lines[0]), [loads(x) for x in lines[1:]], new_id)
     r = requests.post(
         f"{live_server.url}/games/import", data=body, headers={**auth, "Content-Type": "application/x-ndjson"}
     )
