@@ -267,14 +267,13 @@ class Appender:
         if _finishing(old, table):
             writes.append(lambda pipe: pipe.zadd(FINISHING, {game_id: _time.time()}))
             writes.append(lambda pipe: pipe.zadd(ENDING, {game_id: _time.time()}))
-        if not schedule:
-            return (lambda pipe: [write(pipe) for write in writes]) if writes else None
-        if any(entry.get("deadline") is not None for entry in (table.get("clock") or {}).values()):
-            writes.append(lambda pipe: pipe.zadd(DUE, {game_id: _time.time()}))
-        in_append = getattr(self.naipes.scheduler, "in_append", None)
-        scheduled = in_append(game_id, old or {}, table) if in_append is not None else None
-        if scheduled is not None:
-            writes.append(scheduled)
+        if schedule:  # (else the caller's :meth:`schedule` writes them)
+            if any(entry.get("deadline") is not None for entry in (table.get("clock") or {}).values()):
+                writes.append(lambda pipe: pipe.zadd(DUE, {game_id: _time.time()}))
+            in_append = getattr(self.naipes.scheduler, "in_append", None)
+            scheduled = in_append(game_id, old or {}, table) if in_append is not None else None
+            if scheduled is not None:
+                writes.append(scheduled)
         if not writes:
             return None
         return lambda pipe: [write(pipe) for write in writes]

@@ -148,7 +148,7 @@ return 1
             pipe.zscore(INDEX, game_id)
         if running_timed:
             pipe.sadd(RUNNING_TIMED, game_id)
-            # an imported game's deadlines were never scheduled: the reconcile pass looks at it now
+            # should an import's deadlines fail to be written after its listing, the reconcile pass writes them
             pipe.zadd(DUE, {game_id: _time.time()}, nx=True)
         else:
             pipe.srem(RUNNING_TIMED, game_id)
