@@ -8,7 +8,7 @@ from domain.base import RuleViolation, committed, event, int_field, rng, shuffle
 from domain.dalmuti.about import MAX_PLAYERS, NAME_MAX
 from domain.dalmuti.cards import JESTER, deck_for
 from domain.dalmuti.evolve import _Out
-from domain.dalmuti.state import _seat_in_phase, _system, _v1, placing_slots
+from domain.dalmuti.state import _seat_in_phase, _system, _v1, places_anywhere, placing_slots
 
 
 def _seating_draw(seats: list[int], deck: list[int], seed: int) -> tuple[list, list[int]]:
@@ -170,7 +170,7 @@ def _d_place(state: dict, command: dict) -> list[dict]:
         raise RuleViolation("not-a-newcomer", f"seat {newcomer} is not waiting to be placed")
     allowed = placing_slots(state)
     if slot not in allowed:
-        if _v1(state) or state.get("rules") == "2":
+        if places_anywhere(state):
             detail = (
                 f"newcomers sit among the Merchants: slot must be 0..{allowed[-1]} "
                 "(0 just after the Lesser Dalmuti, the last just before the Lesser Peon)"

@@ -81,9 +81,14 @@ def placing_slots(state: dict) -> list[int]:
     table has an odd number of players.  Rules 1 and 2 allowed every Merchant
     slot, and games of those versions keep it."""
     t = len(state["order"])
-    if state.get("rules", "1") in ("1", "2"):
+    if places_anywhere(state):
         return list(range(t - 4 + 1))
     return sorted({t // 2 - 2, (t + 1) // 2 - 2})
+
+
+def places_anywhere(state: dict) -> bool:
+    """Rules 1 and 2: a newcomer may take any Merchant slot (from rules 3, the middle)."""
+    return state.get("rules", "1") in ("1", "2")
 
 
 def may_declare(state: dict, seat: int) -> bool:
